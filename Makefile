@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ktrepl top-level build. `make help` lists the targets.
+
+# The one pinned test kernel ABI: guest kernels, headers and debug vmlinux.
+KABI ?= 6.1.0-50
+# Big downloads live here, outside the tree, and survive `make clean`.
+KTREPL_CACHE ?= /var/cache/ktrepl
+
+KDIR ?= /usr/src/linux-headers-$(KABI)-cloud-amd64
+KDIR_ARM64 ?= $(KTREPL_CACHE)/arm64/usr/src/linux-headers-$(KABI)-cloud-arm64
+CROSS_COMPILE_ARM64 ?= aarch64-linux-gnu-
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD := $(CURDIR)/build
+
+export KABI KTREPL_CACHE
+
+.PHONY: all kernel kernel-arm64 tools crash-ext check unit-check vm-check \
+	demo install clean deps help
+
+all: kernel tools
+
+help:
+	@echo "make deps        install every Debian package build and tests need"
+	@echo "make all         module (x86_64) and tools"
+	@echo "make kernel      ktrepl.ko for KDIR=$(KDIR)"
+	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64"
+	@echo "make tools       ktrepl-dump and the shared library"
+	@echo "make check       every test (unit + real NUMA guests), TAP"
+	@echo "make demo        boot a 2-node guest and show ktrepl at work"
+	@echo "make install     PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+	@echo "make clean       remove build output (keeps $(KTREPL_CACHE))"
+
+deps:
+	@scripts/deps.sh
+
+# Out-of-tree kbuild writes next to the sources, so each arch builds in
+# its own copy of kernel/ to keep x86_64 and arm64 objects apart.
+define build_module
+	@test -f $(2)/Makefile || { echo "error: no kernel headers at $(2);" \
+		"set $(3)=<headers tree> or run 'make deps'" >&2; exit 2; }
+	@mkdir -p $(BUILD)/kernel-$(1)
+	@cp -r kernel/. $(BUILD)/kernel-$(1)/
+	$(MAKE) -C $(2) M=$(BUILD)/kernel-$(1) $(4) modules
+endef
+
+kernel:
+	$(call build_module,x86_64,$(KDIR),KDIR,)
+
+kernel-arm64:
+	$(call build_module,arm64,$(KDIR_ARM64),KDIR_ARM64,ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE_ARM64))
+
+tools:
+	$(MAKE) -C tools/lib/ktrepl
+	$(MAKE) -C tools/ktrepl-dump
+
+crash-ext: tools
+	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext; fi
+
+unit-check: tools
+	$(MAKE) -C tests/unit check
+
+vm-check: kernel kernel-arm64 tools
+	tests/vm/run-all.sh
+
+check: deps
+	$(MAKE) unit-check
+	$(MAKE) vm-check
+
+demo: deps
+	$(MAKE) kernel tools
+	tests/vm/demo.sh
+
+install: all
+	install -D -m 0755 tools/ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
+	install -D -m 0644 $(BUILD)/kernel-x86_64/ktrepl.ko \
+		$(DESTDIR)/lib/modules/$(KABI)-cloud-amd64/extra/ktrepl.ko
+	@for m in docs/man/*.8; do [ -f "$$m" ] || continue; \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/$$(basename $$m); done
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C tools/lib/ktrepl clean
+	$(MAKE) -C tools/ktrepl-dump clean
+	$(MAKE) -C tests/unit clean

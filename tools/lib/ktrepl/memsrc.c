@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memsrc.h"
+
+struct kt_memsrc *kt_memsrc_new(const struct kt_memsrc_ops *ops, void *priv,
+				const char *path)
+{
+	struct kt_memsrc *src = calloc(1, sizeof(*src));
+
+	if (!src)
+		return NULL;
+	src->ops = ops;
+	src->priv = priv;
+	snprintf(src->path, sizeof(src->path), "%s", path);
+	return src;
+}
+
+int kt_memsrc_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
+			size_t len, struct kt_err *err)
+{
+	int ret;
+
+	if (pa + len < pa)
+		return kt_err_set(err, EINVAL,
+				  "%s: read 0x%" PRIx64 "+%zu wraps around",
+				  src->path, pa, len);
+	ret = src->ops->read_phys(src, pa, buf, len, err);
+	if (ret)
+		return kt_err_wrap(err, "%s %s", src->ops->name, src->path);
+	return 0;
+}
+
+int kt_memsrc_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
+			 size_t len, struct kt_err *err)
+{
+	if (!src->ops->vmcoreinfo)
+		return kt_err_set(err, ENOENT, "%s %s has no VMCOREINFO",
+				  src->ops->name, src->path);
+	return src->ops->vmcoreinfo(src, key, val, len, err);
+}
+
+void kt_memsrc_close(struct kt_memsrc *src)
+{
+	if (!src)
+		return;
+	if (src->ops->close)
+		src->ops->close(src);
+	free(src);
+}

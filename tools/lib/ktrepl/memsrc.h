@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_MEMSRC_H
+#define KTREPL_MEMSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/*
+ * Every place memory can come from (live kcore, a vmcore, a raw
+ * physical image, crash's readmem) is one of these. Page-table walkers
+ * and diffing only ever see physical reads, so they work the same on a
+ * live box and on a dump; address translation lives in the walkers,
+ * never in a backend.
+ */
+struct kt_memsrc;
+
+struct kt_memsrc_ops {
+	const char *name;
+	/* Read exactly len bytes at physical address pa, or fail. */
+	int (*read_phys)(struct kt_memsrc *src, uint64_t pa, void *buf,
+			 size_t len, struct kt_err *err);
+	/*
+	 * Optional: the value of a VMCOREINFO key (e.g. "SYMBOL(_stext)"),
+	 * copied into val. Returns -ENOENT when the key or the note is absent.
+	 */
+	int (*vmcoreinfo)(struct kt_memsrc *src, const char *key, char *val,
+			  size_t len, struct kt_err *err);
+	void (*close)(struct kt_memsrc *src);
+};
+
+struct kt_memsrc {
+	const struct kt_memsrc_ops *ops;
+	void *priv;
+	char path[512];
+};
+
+int kt_memsrc_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
+			size_t len, struct kt_err *err);
+int kt_memsrc_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
+			 size_t len, struct kt_err *err);
+void kt_memsrc_close(struct kt_memsrc *src);
+
+/* A raw file whose byte at offset (pa - base) is physical address pa. */
+int kt_memsrc_open_raw(struct kt_memsrc **out, const char *path,
+		       uint64_t base, struct kt_err *err);
+/* /proc/kcore (or a copy): physical reads through its KCORE_RAM segments. */
+int kt_memsrc_open_kcore(struct kt_memsrc **out, const char *path,
+			 struct kt_err *err);
+/* A vmcore in any format libkdumpfile reads (ELF, kdump-compressed). */
+int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
+			  struct kt_err *err);
+
+/* Used by backends outside this library (the crash extension). */
+struct kt_memsrc *kt_memsrc_new(const struct kt_memsrc_ops *ops, void *priv,
+				const char *path);
+
+#endif
