@@ -1,0 +1,363 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Real NUMA guests for ktrepl tests.
+
+Builds a busybox initramfs holding the module, the tools and a guest
+script, boots it under QEMU/TCG with a NUMA topology, streams the serial
+console, and can dump guest memory through QMP. Every QEMU started here
+runs in its own process group with a hard deadline, and is killed by pid
+on every exit path, so no stray QEMU outlives a test.
+"""
+
+import atexit
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KABI = os.environ.get("KABI", "6.1.0-50")
+CACHE = os.environ.get("KTREPL_CACHE", "/var/cache/ktrepl")
+BUILD = os.path.join(ROOT, "build")
+
+ARCHES = {
+    "x86_64": {
+        "deb": "amd64",
+        "qemu": "qemu-system-x86_64",
+        "machine": ["-M", "q35"],
+        "console": "ttyS0",
+        "busybox": "/bin/busybox",
+        "extra_modules": [],
+    },
+    "arm64": {
+        "deb": "arm64",
+        "qemu": "qemu-system-aarch64",
+        "machine": ["-M", "virt", "-cpu", "max"],
+        "console": "ttyAMA0",
+        "busybox": os.path.join(CACHE, "arm64-busybox", "bin", "busybox"),
+        "extra_modules": [],
+    },
+}
+
+_live = set()
+
+
+def _kill_all():
+    for proc in list(_live):
+        _kill(proc)
+
+
+def _kill(proc):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    _live.discard(proc)
+
+
+atexit.register(_kill_all)
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(_sig, lambda s, f: (_kill_all(), os._exit(128 + s)))
+
+
+def kernel_release(arch):
+    return f"{KABI}-cloud-{ARCHES[arch]['deb']}"
+
+
+def kernel_image(arch):
+    return os.path.join(CACHE, ARCHES[arch]["deb"], "boot",
+                        f"vmlinuz-{kernel_release(arch)}")
+
+
+def module_dir(arch):
+    return os.path.join(CACHE, ARCHES[arch]["deb"], "lib", "modules",
+                        kernel_release(arch))
+
+
+def debug_vmlinux():
+    return os.path.join(CACHE, "amd64-dbg", "usr", "lib", "debug", "boot",
+                        f"vmlinux-{kernel_release('x86_64')}")
+
+
+def parse_topology(spec):
+    """'2x2' -> 2 memory nodes of 2 CPUs; '+memless' adds a CPU-only node."""
+    m = re.fullmatch(r"(\d+)x(\d+)(\+memless)?", spec)
+    if not m:
+        raise ValueError(f"bad topology {spec!r}: want NxC or NxC+memless")
+    nodes, cpus = int(m.group(1)), int(m.group(2))
+    topo = [{"cpus": cpus, "memory": True} for _ in range(nodes)]
+    if m.group(3):
+        # same CPU count as the others, so sockets map onto nodes evenly
+        topo.append({"cpus": cpus, "memory": False})
+    return topo
+
+
+def _shared_libs(binary):
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True,
+                         check=True).stdout
+    libs = []
+    for line in out.splitlines():
+        m = re.search(r"(/\S+)\s+\(0x", line)
+        if m:
+            libs.append(m.group(1))
+    return libs
+
+
+def build_initramfs(arch, script, out, tools=(), files=None):
+    """Pack busybox, modules, tools (with their libraries) and script."""
+    files = dict(files or {})
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in ("bin", "sbin", "proc", "sys", "dev", "tmp", "lib",
+                  "lib64", "root", "etc", "mnt"):
+            os.makedirs(os.path.join(tmp, d), exist_ok=True)
+        shutil.copy(ARCHES[arch]["busybox"], os.path.join(tmp, "bin",
+                                                          "busybox"))
+        shutil.copy(os.path.join(ROOT, "tests", "vm", "guest", "init"),
+                    os.path.join(tmp, "init"))
+        shutil.copy(os.path.join(ROOT, "tests", "vm", "guest", "lib.sh"),
+                    os.path.join(tmp, "lib.sh"))
+        shutil.copy(script, os.path.join(tmp, "test.sh"))
+        moddir = module_dir(arch)
+        files["/lib/modules/qemu_fw_cfg.ko"] = os.path.join(
+            moddir, "kernel", "drivers", "firmware", "qemu_fw_cfg.ko")
+        files["/lib/modules/ktrepl.ko"] = os.path.join(
+            BUILD, f"kernel-{arch}", "ktrepl.ko")
+        for tool in tools:
+            files["/bin/" + os.path.basename(tool)] = tool
+            for lib in _shared_libs(tool):
+                files[lib] = lib
+        for dest, src in files.items():
+            path = os.path.join(tmp, dest.lstrip("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copy(src, path)
+        for p in ("init", "test.sh", "lib.sh"):
+            os.chmod(os.path.join(tmp, p), 0o755)
+        listing = subprocess.run(["find", "."], cwd=tmp, capture_output=True,
+                                 check=True).stdout
+        cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"],
+                              cwd=tmp, input=listing, capture_output=True,
+                              check=True).stdout
+        with gzip.open(out, "wb", compresslevel=1) as f:
+            f.write(cpio)
+    return out
+
+
+class Guest:
+    """One booted guest. Use as a context manager."""
+
+    def __init__(self, arch, topology, initrd, cmdline="", cpu=None,
+                 timeout=300, log=None, mem_per_node=512, extra_args=()):
+        self.arch = arch
+        self.topo = parse_topology(topology)
+        self.tmp = tempfile.mkdtemp(prefix="ktvm-")
+        self.qmp_path = os.path.join(self.tmp, "qmp.sock")
+        self.deadline = time.monotonic() + timeout
+        self.lines = []
+        self.cond = threading.Condition()
+        self.log = log
+        a = ARCHES[arch]
+        ncpus = sum(n["cpus"] for n in self.topo)
+        nmem = sum(1 for n in self.topo if n["memory"])
+        args = [a["qemu"], *a["machine"], "-accel", "tcg",
+                "-smp", f"{ncpus},sockets={len(self.topo)},"
+                f"cores={self.topo[0]['cpus']},threads=1", "-m", f"{mem_per_node * nmem}M",
+                "-kernel", kernel_image(arch), "-initrd", initrd,
+                "-append", f"console={a['console']} panic=-1 quiet "
+                f"loglevel=4 {cmdline}".strip(),
+                "-display", "none", "-serial", "stdio", "-monitor", "none",
+                "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+                "-device", "vmcoreinfo", "-no-reboot", *extra_args]
+        if cpu:
+            args += ["-cpu", cpu]
+        cpu_id = 0
+        for nid, node in enumerate(self.topo):
+            cpus = f"{cpu_id}-{cpu_id + node['cpus'] - 1}"
+            cpu_id += node["cpus"]
+            if node["memory"]:
+                args += ["-object", f"memory-backend-ram,id=mem{nid},"
+                         f"size={mem_per_node}M",
+                         "-numa", f"node,nodeid={nid},cpus={cpus},"
+                         f"memdev=mem{nid}"]
+            else:
+                args += ["-numa", f"node,nodeid={nid},cpus={cpus}"]
+        self.args = args
+        self.proc = None
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        _live.add(self.proc)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def kill(self):
+        if self.proc:
+            _kill(self.proc)
+
+    def _read(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if self.log:
+                self.log.write(line + "\n")
+                self.log.flush()
+            with self.cond:
+                self.lines.append(line)
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def remaining(self):
+        return self.deadline - time.monotonic()
+
+    def wait_for(self, pattern, start=0):
+        """Wait for a console line matching pattern; return (index, match)."""
+        rx = re.compile(pattern)
+        i = start
+        with self.cond:
+            while True:
+                while i < len(self.lines):
+                    m = rx.search(self.lines[i])
+                    if m:
+                        return i, m
+                    i += 1
+                if self.proc.poll() is not None and not self.reader.is_alive():
+                    raise RuntimeError(f"guest exited before /{pattern}/")
+                left = self.remaining()
+                if left <= 0:
+                    raise TimeoutError(f"guest timed out waiting for "
+                                       f"/{pattern}/")
+                self.cond.wait(min(left, 1.0))
+
+    def send(self, text):
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def run_to_end(self):
+        """Wait for the guest script to finish; return (rc, console lines)."""
+        i, m = self.wait_for(r"^KTREPL-GUEST-EXIT (\d+)")
+        self.proc.wait(timeout=max(self.remaining(), 1))
+        return int(m.group(1)), self.lines[:i]
+
+    def qmp(self, *commands):
+        """Run QMP commands in one session; return their 'return' values."""
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(max(self.remaining(), 1))
+        s.connect(self.qmp_path)
+        f = s.makefile("rw")
+        json.loads(f.readline())
+
+        def call(cmd, **kw):
+            f.write(json.dumps({"execute": cmd, "arguments": kw}) + "\n")
+            f.flush()
+            while True:
+                msg = json.loads(f.readline())
+                if "return" in msg:
+                    return msg["return"]
+                if "error" in msg:
+                    raise RuntimeError(f"QMP {cmd}: {msg['error']}")
+
+        call("qmp_capabilities")
+        out = [call(c, **kw) for c, kw in commands]
+        s.close()
+        return out
+
+    def dump(self, path, fmt="elf"):
+        """dump-guest-memory; fmt 'elf' or 'kdump-zlib' (made non-flat)."""
+        target = path if fmt == "elf" else path + ".flat"
+        self.qmp(("stop", {}),
+                 ("dump-guest-memory", {"paging": False,
+                                        "protocol": f"file:{target}",
+                                        **({} if fmt == "elf" else
+                                           {"format": fmt})}))
+        if fmt != "elf":
+            with open(target, "rb") as src, open(path, "wb") as dst:
+                subprocess.run(["makedumpfile", "-R", path], stdin=src,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, check=True)
+            os.unlink(target)
+        return path
+
+
+class Tap:
+    """Host-side TAP producer; guest TAP lines are folded in, renumbered."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+        print("TAP version 13", flush=True)
+
+    def ok(self, cond, desc, diag=None):
+        self.n += 1
+        if not cond:
+            self.failed += 1
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {desc}", flush=True)
+        if not cond and diag:
+            for line in str(diag).splitlines()[-40:]:
+                print(f"# {line}", flush=True)
+        return cond
+
+    def diag(self, text):
+        for line in str(text).splitlines():
+            print(f"# {line}", flush=True)
+
+    def fold_guest(self, prefix, lines):
+        """Re-emit the guest's ok/not ok lines; return how many there were."""
+        seen = 0
+        for line in lines:
+            m = re.match(r"^(ok|not ok) \d+ - (.*)$", line)
+            if m:
+                seen += 1
+                self.ok(m.group(1) == "ok", f"{prefix} {m.group(2)}")
+            elif line.startswith("# "):
+                print(line, flush=True)
+        return seen
+
+    def skip_all(self, reason):
+        print(f"1..0 # SKIP {reason}", flush=True)
+        raise SystemExit(0)
+
+    def done(self):
+        print(f"1..{self.n}", flush=True)
+        raise SystemExit(1 if self.failed else 0)
+
+
+def run_guest(tap, arch, topology, script, tools=(), name=None, **kw):
+    """Boot, run a guest script to the end, fold its TAP; return lines."""
+    name = name or f"[{arch} {topology}]"
+    initrd = os.path.join(BUILD, f"initrd-{arch}-{os.getpid()}.gz")
+    build_initramfs(arch, script, initrd, tools=tools)
+    lines = []
+    try:
+        with Guest(arch, topology, initrd, **kw) as g:
+            try:
+                rc, lines = g.run_to_end()
+            except (TimeoutError, RuntimeError) as e:
+                tap.ok(False, f"{name} guest script finished", "\n".join(
+                    [str(e)] + g.lines[-30:]))
+                return g.lines
+            folded = tap.fold_guest(name, lines)
+            tap.ok(rc == 0 and folded > 0,
+                   f"{name} guest script passed ({folded} guest checks)",
+                   "\n".join(lines[-30:]))
+    finally:
+        os.unlink(initrd)
+    return lines
+
+
+def tool(name):
+    return os.path.join(ROOT, "tools", name, name)
