@@ -285,10 +285,13 @@ class Guest:
                                         **({} if fmt == "elf" else
                                            {"format": fmt})}))
         if fmt != "elf":
-            with open(target, "rb") as src, open(path, "wb") as dst:
-                subprocess.run(["makedumpfile", "-R", path], stdin=src,
-                               stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, check=True)
+            with open(target, "rb") as src:
+                r = subprocess.run(["makedumpfile", "-R", path], stdin=src,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT)
+            if r.returncode:
+                raise RuntimeError("makedumpfile -R failed: " +
+                                   r.stdout.decode(errors="replace"))
             os.unlink(target)
         return path
 

@@ -120,9 +120,13 @@ static int kcore_load_segments(struct kcore *kc, const char *path,
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(kc->fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		ret = kt_err_set(err, EINVAL, "%s: not an ELF core file: %s",
-				 path, elf_errmsg(-1));
+	if (!elf) {
+		ret = kt_err_set(err, EINVAL, "%s: cannot read ELF: %s", path,
+				 elf_errmsg(-1));
+		goto out;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		ret = kt_err_set(err, EINVAL, "%s: not an ELF core file", path);
 		goto out;
 	}
 	if (elf_getphdrnum(elf, &nr_phdrs)) {

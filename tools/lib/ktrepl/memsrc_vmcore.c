@@ -71,26 +71,55 @@ static const struct kt_memsrc_ops vmcore_ops = {
 };
 
 /*
- * QEMU's kdump-compressed header leaves the architecture empty, and
- * libkdumpfile then refuses to translate; the machine name in the
- * utsname (or the ELF machine) is enough to set it.
+ * Which architecture VMCOREINFO describes. Each arch exports numbers no
+ * other one does; libkdumpfile hands out the notes only once an arch and
+ * the OS type are set, so a throwaway context guesses first.
  */
-static void vmcore_fix_arch(kdump_ctx_t *ctx)
+static const char *vmcore_arch_from_vmcoreinfo(const char *path)
 {
-	const char *arch = NULL, *machine = NULL;
+	kdump_ctx_t *probe = kdump_new();
+	const char *arch = NULL;
+	char *raw = NULL;
+	int probe_fd;
+
+	if (!probe)
+		return NULL;
+	/* the probe gets its own open file: contexts must not share one */
+	probe_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (probe_fd >= 0 &&
+	    kdump_set_number_attr(probe, KDUMP_ATTR_FILE_FD, probe_fd) == KDUMP_OK &&
+	    kdump_set_string_attr(probe, KDUMP_ATTR_ARCH_NAME, "x86_64") ==
+		    KDUMP_OK &&
+	    kdump_set_string_attr(probe, KDUMP_ATTR_OSTYPE, "linux") ==
+		    KDUMP_OK &&
+	    kdump_vmcoreinfo_raw(probe, &raw) == KDUMP_OK && raw) {
+		if (strstr(raw, "NUMBER(kimage_voffset)="))
+			arch = "aarch64";
+		else if (strstr(raw, "SYMBOL(init_top_pgt)=") ||
+			 strstr(raw, "NUMBER(phys_base)="))
+			arch = "x86_64";
+	}
+	free(raw);
+	kdump_free(probe);
+	return arch;
+}
+
+/*
+ * QEMU's kdump-compressed header leaves the architecture empty, and
+ * libkdumpfile then can neither translate nor show VMCOREINFO.
+ */
+static void vmcore_fix_arch(kdump_ctx_t *ctx, const char *path)
+{
+	const char *arch = NULL;
 
 	if (kdump_get_string_attr(ctx, KDUMP_ATTR_ARCH_NAME, &arch) ==
 		    KDUMP_OK &&
 	    arch && *arch)
 		return;
 	kdump_clear_err(ctx);
-	if (kdump_get_string_attr(ctx, "linux.uts.machine", &machine) !=
-		    KDUMP_OK ||
-	    !machine || !*machine) {
-		kdump_clear_err(ctx);
-		return;
-	}
-	kdump_set_string_attr(ctx, KDUMP_ATTR_ARCH_NAME, machine);
+	arch = vmcore_arch_from_vmcoreinfo(path);
+	if (arch)
+		kdump_set_string_attr(ctx, KDUMP_ATTR_ARCH_NAME, arch);
 	kdump_clear_err(ctx);
 }
 
@@ -122,9 +151,9 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 				 kdump_get_err(vc->ctx));
 		goto fail;
 	}
+	vmcore_fix_arch(vc->ctx, path);
 	kdump_set_string_attr(vc->ctx, KDUMP_ATTR_OSTYPE, "linux");
 	kdump_clear_err(vc->ctx);
-	vmcore_fix_arch(vc->ctx);
 	*out = kt_memsrc_new(&vmcore_ops, vc, path);
 	if (*out)
 		return 0;

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Library basics: error context, JSON writer, raw-image memory source. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "json_writer.h"
+#include "memsrc.h"
+#include "tap.h"
+
+static void test_err(void)
+{
+	struct kt_err err;
+	char big[2000];
+	int ret;
+
+	kt_err_clear(&err);
+	ret = kt_err_set(&err, ENOENT, "no %s", "thing");
+	tap_ok(ret == -ENOENT && err.code == ENOENT, "kt_err_set returns -code");
+	kt_err_wrap(&err, "layer %d", 2);
+	kt_err_wrap(&err, "top");
+	tap_ok(!strcmp(err.msg, "top: layer 2: no thing"),
+	       "kt_err_wrap prepends context (got '%s')", err.msg);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	kt_err_set(&err, EIO, "%s", big);
+	kt_err_wrap(&err, "ctx");
+	tap_ok(strlen(err.msg) == sizeof(err.msg) - 1 &&
+		       !strncmp(err.msg, "ctx: xxx", 8),
+	       "an overlong message is cut at the tail, context kept");
+}
+
+static void test_json(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	struct json_writer *jw = jsonw_new(fp, false);
+
+	jsonw_start_object(jw);
+	jsonw_uint_field(jw, "version", 1);
+	jsonw_hex_field(jw, "pa", 0xffffffff81000000ull);
+	jsonw_string_field(jw, "s", "a\"b\\c\n\x01");
+	jsonw_name(jw, "list");
+	jsonw_start_array(jw);
+	jsonw_int(jw, -3);
+	jsonw_bool(jw, true);
+	jsonw_start_object(jw);
+	jsonw_end_object(jw);
+	jsonw_start_array(jw);
+	jsonw_end_array(jw);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
+	jsonw_destroy(&jw);
+	fclose(fp);
+	tap_ok(!strcmp(text,
+		       "{\"version\":1,\"pa\":\"0xffffffff81000000\","
+		       "\"s\":\"a\\\"b\\\\c\\n\\u0001\","
+		       "\"list\":[-3,true,{},[]]}\n"),
+	       "compact JSON is exact (got %s)", text);
+	free(text);
+}
+
+static void test_raw(void)
+{
+	char path[] = "/tmp/ktrepl-unit-XXXXXX";
+	uint8_t img[8192], buf[16];
+	struct kt_memsrc *src = NULL;
+	struct kt_err err;
+	int fd, i, ret;
+
+	for (i = 0; i < (int)sizeof(img); i++)
+		img[i] = (uint8_t)(i * 7);
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, img, sizeof(img)) != (ssize_t)sizeof(img)) {
+		tap_ok(0, "temporary image written");
+		return;
+	}
+	close(fd);
+	kt_err_clear(&err);
+	ret = kt_memsrc_open_raw(&src, path, 0x100000, &err);
+	tap_ok(ret == 0, "raw image opens");
+	if (ret)
+		goto out;
+	ret = kt_memsrc_read_phys(src, 0x100ff8, buf, 16, &err);
+	tap_ok(ret == 0 && !memcmp(buf, img + 0xff8, 16),
+	       "read across a page boundary returns the file bytes");
+	ret = kt_memsrc_read_phys(src, 0x101ff8, buf, 16, &err);
+	tap_ok(ret == -EFAULT && strstr(err.msg, "outside the image"),
+	       "read past the end fails with context (%s)", err.msg);
+	ret = kt_memsrc_read_phys(src, 0xff000, buf, 16, &err);
+	tap_ok(ret == -EFAULT, "read below the base fails");
+	ret = kt_memsrc_read_phys(src, UINT64_MAX - 4, buf, 16, &err);
+	tap_ok(ret == -EINVAL, "a wrapping read is refused");
+	kt_memsrc_close(src);
+	ret = kt_memsrc_open_raw(&src, "/nonexistent/ktrepl", 0, &err);
+	tap_ok(ret == -ENOENT && strstr(err.msg, "/nonexistent/ktrepl"),
+	       "a missing image names its path (%s)", err.msg);
+	ret = kt_memsrc_open_kcore(&src, path, &err);
+	tap_ok(ret == -EINVAL && strstr(err.msg, "not an ELF"),
+	       "a non-ELF file is refused as kcore (%s)", err.msg);
+	ret = kt_memsrc_open_vmcore(&src, path, &err);
+	tap_ok(ret < 0 && strstr(err.msg, "not a vmcore"),
+	       "a non-dump file is refused as vmcore (%s)", err.msg);
+out:
+	unlink(path);
+}
+
+int main(void)
+{
+	tap_header();
+	test_err();
+	test_json();
+	test_raw();
+	return tap_finish();
+}
