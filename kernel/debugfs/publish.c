@@ -1,15 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktrepl publisher: the debugfs view of kernel text replication.
+ * ktrepl publisher: /sys/kernel/debug/ktrepl/, format in docs/abi.md.
+ *
+ * Everything here reads a struct ktrepl_provider, so any replication
+ * implementation can be published the same way. Addresses are printed
+ * raw: the files are root-only and tools need the real values.
  */
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
 
 #include "ktrepl_abi.h"
+#include "publish.h"
 
+#define KTREPL_MAX_TASKS 64
+#define KTREPL_MAX_LOG 64
+
+static const struct ktrepl_provider *prov;
 static struct dentry *ktrepl_dir;
+
+static const char *const activation_names[] = {
+	[KTREPL_ACT_NONE] = "none",
+	[KTREPL_ACT_INACTIVE] = "inactive",
+	[KTREPL_ACT_WORKLOAD] = "workload",
+	[KTREPL_ACT_PERCPU] = "percpu",
+};
+
+static const char *node_role(int nid)
+{
+	int mem = prov->memory_node(nid);
+
+	if (nid == prov->master_node)
+		return "master";
+	if (mem != nid)
+		return "alias";
+	return prov->activation == KTREPL_ACT_NONE ? "none" : "replica";
+}
 
 static int abi_show(struct seq_file *m, void *v)
 {
@@ -20,32 +52,301 @@ DEFINE_SHOW_ATTRIBUTE(abi);
 
 static int summary_show(struct seq_file *m, void *v)
 {
-	int nid;
+	u64 patches, bytes, missed, total = 0;
+	bool propagate;
+	int nid, r;
 
-	seq_printf(m, "abi=%d arch=%s nodes=%d\n", KTREPL_ABI_VERSION,
-		   IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
-		   num_online_nodes());
+	prov->patch_counters(&patches, &bytes, &missed, &propagate);
 	for_each_online_node(nid)
-		seq_printf(m, "node=%d memory=%d\n", nid,
-			   node_state(nid, N_MEMORY) ? 1 : 0);
+		total += prov->overhead_bytes(nid);
+	seq_printf(m,
+		   "abi=%d provider=%s arch=%s paging_levels=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx\n",
+		   KTREPL_ABI_VERSION, prov->name,
+		   IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
+		   prov->paging_levels, 1UL << prov->page_shift,
+		   prov->master_node, num_online_nodes(),
+		   activation_names[prov->activation], propagate, patches,
+		   bytes, missed, total, (u64)prov->master_root);
+	for_each_online_node(nid)
+		seq_printf(m,
+			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu\n",
+			   nid, prov->memory_node(nid),
+			   node_state(nid, N_MEMORY) ? 1 : 0, node_role(nid),
+			   cpumask_pr_args(cpumask_of_node(nid)),
+			   (u64)prov->node_root(nid), prov->overhead_bytes(nid));
+	for (r = 0; r < prov->nr_regions; r++)
+		seq_printf(m, "region=%s start=0x%lx end=0x%lx size=%lu\n",
+			   prov->regions[r].name, prov->regions[r].start,
+			   prov->regions[r].end,
+			   prov->regions[r].end - prov->regions[r].start);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
 
-static int __init ktrepl_init(void)
+static int phys_node(phys_addr_t pa)
 {
-	ktrepl_dir = debugfs_create_dir("ktrepl", NULL);
-	debugfs_create_file("abi", 0400, ktrepl_dir, NULL, &abi_fops);
-	debugfs_create_file("summary", 0400, ktrepl_dir, NULL, &summary_fops);
+	return pfn_valid(PHYS_PFN(pa)) ? page_to_nid(pfn_to_page(PHYS_PFN(pa))) :
+					 -1;
+}
+
+struct extent_ctx {
+	struct seq_file *m;
+	int nid;
+	int region;
+};
+
+static int show_extent(const struct ktrepl_extent *ext, void *arg)
+{
+	struct extent_ctx *ctx = arg;
+
+	seq_printf(ctx->m,
+		   "node=%d region=%s va=0x%lx pa=0x%llx size=%lu page_size=%lu pa_node=%d\n",
+		   ctx->nid, prov->regions[ctx->region].name, ext->va,
+		   (u64)ext->pa, ext->size, 1UL << ext->page_shift,
+		   phys_node(ext->pa));
 	return 0;
 }
 
-static void __exit ktrepl_exit(void)
+static int replicas_show(struct seq_file *m, void *v)
 {
-	debugfs_remove_recursive(ktrepl_dir);
+	struct extent_ctx ctx = { .m = m };
+
+	for_each_online_node(ctx.nid)
+		for (ctx.region = 0; ctx.region < prov->nr_regions; ctx.region++)
+			prov->for_each_extent(ctx.nid, ctx.region, show_extent,
+					      &ctx);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(replicas);
+
+static void read_root_on_cpu(void *arg)
+{
+	*(phys_addr_t *)arg = prov->read_root();
 }
 
-module_init(ktrepl_init);
-module_exit(ktrepl_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("NUMA kernel text replication and its debugfs view");
+static int pgds_show(struct seq_file *m, void *v)
+{
+	unsigned int own, differ;
+	int nid, cpu;
+
+	for_each_online_node(nid) {
+		phys_addr_t root = prov->node_root(nid);
+
+		prov->root_diff(nid, &own, &differ);
+		seq_printf(m,
+			   "node=%d memory_node=%d root_pa=0x%llx root_va=0x%lx root_node=%d own_entries=%u differing_entries=%u\n",
+			   nid, prov->memory_node(nid), (u64)root,
+			   (unsigned long)__va(root), phys_node(root), own,
+			   differ);
+	}
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		phys_addr_t loaded = 0;
+		const char *set = "other";
+		int owner = -1;
+
+		smp_call_function_single(cpu, read_root_on_cpu, &loaded, 1);
+		for_each_online_node(nid) {
+			if (prov->node_root(nid) == loaded &&
+			    prov->memory_node(nid) == nid) {
+				owner = nid;
+				break;
+			}
+		}
+		if (loaded == prov->master_root)
+			set = "master";
+		else if (owner >= 0)
+			set = "node";
+		seq_printf(m,
+			   "cpu=%d node=%d loaded_root_pa=0x%llx loaded_set=%s loaded_node_set=%d expected_root_pa=0x%llx\n",
+			   cpu, cpu_to_node(cpu), (u64)loaded, set, owner,
+			   (u64)prov->node_root(cpu_to_node(cpu)));
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pgds);
+
+static int show_mapping(const struct ktrepl_mapping *map, void *arg)
+{
+	struct seq_file *m = arg;
+	static const char *const level_names[] = { "pgd", "p4d", "pud", "pmd", "pte" };
+	int skip = 5 - prov->paging_levels;
+
+	seq_printf(m,
+		   "va=0x%lx size=%lu level=%s entry=0x%llx pa=0x%llx pa_node=%d flags=%s,%s,%s shared=%d\n",
+		   map->va, map->size, level_names[map->level + skip],
+		   map->entry, (u64)map->pa, phys_node(map->pa),
+		   map->writable ? "RW" : "RO", map->executable ? "X" : "NX",
+		   map->global ? "GLB" : "NG", map->shared);
+	return 0;
+}
+
+static int pgtable_show(struct seq_file *m, void *v)
+{
+	return prov->for_each_mapping((long)m->private, show_mapping, m);
+}
+
+static int pgtable_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pgtable_show, inode->i_private);
+}
+
+static const struct file_operations pgtable_fops = {
+	.owner = THIS_MODULE,
+	.open = pgtable_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int patches_show(struct seq_file *m, void *v)
+{
+	struct ktrepl_patch_record *recs;
+	u64 patches, bytes, missed;
+	bool propagate;
+	int i, n;
+
+	prov->patch_counters(&patches, &bytes, &missed, &propagate);
+	seq_printf(m, "patches=%llu bytes=%llu missed=%llu propagate=%d\n",
+		   patches, bytes, missed, propagate);
+	recs = kcalloc(KTREPL_MAX_LOG, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+	n = prov->patch_log(recs, KTREPL_MAX_LOG);
+	for (i = 0; i < n; i++)
+		seq_printf(m,
+			   "seq=%llu va=0x%lx len=%u nodes=%u propagated=%d sym=%ps\n",
+			   recs[i].seq, recs[i].va, recs[i].len, recs[i].nodes,
+			   recs[i].propagated, (void *)recs[i].va);
+	kfree(recs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(patches);
+
+static int tasks_show(struct seq_file *m, void *v)
+{
+	struct ktrepl_task_record *recs;
+	int i, n;
+
+	recs = kcalloc(KTREPL_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+	n = prov->tasks(recs, KTREPL_MAX_TASKS);
+	for (i = 0; i < n; i++)
+		seq_printf(m,
+			   "pid=%d comm=%s node=%d cpu=%d root_pa=0x%llx expected_root_pa=0x%llx iterations=%llu probe=%lu\n",
+			   recs[i].pid, recs[i].comm, recs[i].node, recs[i].cpu,
+			   (u64)recs[i].root_pa,
+			   (u64)prov->node_root(recs[i].node),
+			   recs[i].iterations, recs[i].probe);
+	kfree(recs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tasks);
+
+static int workload_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "running=%d master_probe=%lu\n",
+		   prov->workload_running(), prov->master_probe());
+	return 0;
+}
+
+static int workload_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, workload_show, NULL);
+}
+
+static ssize_t read_command(const char __user *ubuf, size_t len, char *buf,
+			    size_t size)
+{
+	if (!len || len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	strim(buf);
+	return len;
+}
+
+static ssize_t workload_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	char buf[16];
+	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	if (!strcmp(buf, "start") || !strcmp(buf, "1"))
+		ret = prov->workload_ctl(true);
+	else if (!strcmp(buf, "stop") || !strcmp(buf, "0"))
+		ret = prov->workload_ctl(false);
+	else
+		ret = -EINVAL;
+	return ret ? ret : len;
+}
+
+static const struct file_operations workload_fops = {
+	.owner = THIS_MODULE,
+	.open = workload_open,
+	.read = seq_read,
+	.write = workload_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static ssize_t inject_write(struct file *file, const char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	char buf[160];
+	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	ret = prov->inject(buf);
+	if (ret)
+		pr_info("ktrepl: inject '%s' failed: %zd\n", buf, ret);
+	return ret ? ret : len;
+}
+
+static const struct file_operations inject_fops = {
+	.owner = THIS_MODULE,
+	.write = inject_write,
+};
+
+void ktrepl_publish(const struct ktrepl_provider *provider)
+{
+	struct dentry *pgtables;
+	char name[16];
+	int nid;
+
+	prov = provider;
+	ktrepl_dir = debugfs_create_dir("ktrepl", NULL);
+	debugfs_create_file("abi", 0400, ktrepl_dir, NULL, &abi_fops);
+	debugfs_create_file("summary", 0400, ktrepl_dir, NULL, &summary_fops);
+	if (prov->activation == KTREPL_ACT_NONE)
+		return;
+	debugfs_create_file("replicas", 0400, ktrepl_dir, NULL, &replicas_fops);
+	debugfs_create_file("pgds", 0400, ktrepl_dir, NULL, &pgds_fops);
+	debugfs_create_file("patches", 0400, ktrepl_dir, NULL, &patches_fops);
+	pgtables = debugfs_create_dir("pgtables", ktrepl_dir);
+	for_each_online_node(nid) {
+		snprintf(name, sizeof(name), "node%d", nid);
+		debugfs_create_file(name, 0400, pgtables, (void *)(long)nid,
+				    &pgtable_fops);
+	}
+	if (prov->workload_ctl) {
+		debugfs_create_file("tasks", 0400, ktrepl_dir, NULL, &tasks_fops);
+		debugfs_create_file("workload", 0600, ktrepl_dir, NULL,
+				    &workload_fops);
+	}
+	if (prov->inject)
+		debugfs_create_file("inject", 0200, ktrepl_dir, NULL,
+				    &inject_fops);
+}
+
+void ktrepl_unpublish(void)
+{
+	debugfs_remove_recursive(ktrepl_dir);
+	ktrepl_dir = NULL;
+}

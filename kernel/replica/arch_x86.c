@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86_64 page-table geometry, entry bits and text-patch hook.
+ */
+#ifdef CONFIG_X86_64
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <asm/pgtable.h>
+#include <asm/processor-flags.h>
+#include <asm/tlbflush.h>
+
+#include "engine.h"
+
+static unsigned long text_poke_memset_addr;
+
+static bool x86_present(u64 e)
+{
+	return e & _PAGE_PRESENT;
+}
+
+static bool x86_leaf(u64 e, int level, int levels)
+{
+	return level == levels - 1 || (e & _PAGE_PSE);
+}
+
+/*
+ * A node's leaf keeps the master's protections but drops _PAGE_GLOBAL:
+ * a global TLB entry of the master's text would survive the CR3 switch
+ * into the node's tables (the x86 RFC made these ranges non-global too).
+ */
+static u64 x86_node_leaf(u64 master, phys_addr_t pa)
+{
+	u64 keep = ~PTE_PFN_MASK;
+
+	if (master & _PAGE_PSE)
+		keep |= _PAGE_PAT_LARGE;
+	return (master & keep & ~(u64)_PAGE_GLOBAL) | pa;
+}
+
+static u64 x86_make_writable(u64 e)
+{
+	return e | _PAGE_RW;
+}
+
+/* an ignored bit in a non-leaf entry: changes the value, not the walk */
+static u64 x86_mark_shared_entry(u64 e)
+{
+	return e ^ _PAGE_SOFTW1;
+}
+
+static phys_addr_t x86_read_root(void)
+{
+	return __read_cr3() & CR3_ADDR_MASK;
+}
+
+static phys_addr_t x86_master_root(void)
+{
+	struct mm_struct *mm = (struct mm_struct *)ktr_ksym("init_mm");
+
+	return mm ? __pa(mm->pgd) : 0;
+}
+
+static void x86_flush_local(unsigned long va)
+{
+	/* invlpg drops a global entry too, whatever the page size */
+	asm volatile("invlpg (%0)" ::"r"(va) : "memory");
+}
+
+static void x86_sync_icache(void *alias, unsigned long va, size_t len)
+{
+	/* coherent; the patcher's own sync_core IPIs serialise the CPUs */
+}
+
+static bool x86_writable(u64 e, int level)
+{
+	return e & _PAGE_RW;
+}
+
+static bool x86_executable(u64 e, int level)
+{
+	return !(e & _PAGE_NX);
+}
+
+static bool x86_global(u64 e, int level)
+{
+	return e & _PAGE_GLOBAL;
+}
+
+static void x86_release_cpu(void)
+{
+	leave_mm(smp_processor_id());
+}
+
+static void x86_geometry(struct ktr_geom *g)
+{
+	static const unsigned int shifts[] = { 48, 39, 30, 21, 12 };
+	int skip = pgtable_l5_enabled() ? 0 : 1, i;
+
+	g->levels = 5 - skip;
+	for (i = 0; i < g->levels; i++) {
+		g->shift[i] = shifts[i + skip];
+		g->bits[i] = 9;
+	}
+	/* with PTI the user copy of a PGD sits in the page after it */
+	g->root_order = 1;
+	g->addr_mask = PTE_PFN_MASK;
+	g->kernel_first = 1U << 8;
+}
+
+static int x86_retval_insn(u8 *buf, size_t len, unsigned long value)
+{
+	/* mov $imm32, %rax (sign-extended); ret */
+	if (len < 8 || value > 0x7fffffff)
+		return -EINVAL;
+	buf[0] = 0x48;
+	buf[1] = 0xc7;
+	buf[2] = 0xc0;
+	memcpy(buf + 3, &value, 4);
+	buf[7] = 0xc3;
+	return 8;
+}
+
+static int x86_trap_insn(u8 *buf, size_t len)
+{
+	if (len < 2)
+		return -EINVAL;
+	buf[0] = 0x0f;	/* ud2 */
+	buf[1] = 0x0b;
+	return 2;
+}
+
+/* __text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
+static bool x86_patch_args(struct pt_regs *regs, unsigned long *va,
+			   const void **src, size_t *len, bool *fill)
+{
+	if (!text_poke_memset_addr)
+		text_poke_memset_addr = ktr_ksym("text_poke_memset");
+	*va = regs->si;
+	*src = (const void *)regs->dx;
+	*len = regs->cx;
+	*fill = regs->di == text_poke_memset_addr;
+	return true;
+}
+
+const struct ktr_arch ktr_arch_x86 = {
+	.name = "x86_64",
+	.geometry = x86_geometry,
+	.present = x86_present,
+	.leaf = x86_leaf,
+	.node_leaf = x86_node_leaf,
+	.make_writable = x86_make_writable,
+	.mark_shared_entry = x86_mark_shared_entry,
+	.read_root = x86_read_root,
+	.master_root = x86_master_root,
+	.flush_local = x86_flush_local,
+	.sync_icache = x86_sync_icache,
+	.writable = x86_writable,
+	.executable = x86_executable,
+	.global = x86_global,
+	.retval_insn = x86_retval_insn,
+	.trap_insn = x86_trap_insn,
+	.release_cpu = x86_release_cpu,
+	.patch_symbol = "__text_poke",
+	.patch_args = x86_patch_args,
+	.can_activate = true,
+};
+#endif
