@@ -60,20 +60,23 @@ static int summary_show(struct seq_file *m, void *v)
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
 	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx\n",
+		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u\n",
 		   KTREPL_ABI_VERSION, prov->name,
 		   IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
-		   prov->paging_levels, 1UL << prov->page_shift,
+		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
 		   prov->master_node, num_online_nodes(),
 		   activation_names[prov->activation], propagate, patches,
-		   bytes, missed, total, (u64)prov->master_root);
+		   bytes, missed, total, (u64)prov->master_root,
+		   (unsigned long)PAGE_OFFSET, prov->allocations);
 	for_each_online_node(nid)
 		seq_printf(m,
-			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu\n",
+			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",
 			   nid, prov->memory_node(nid),
 			   node_state(nid, N_MEMORY) ? 1 : 0, node_role(nid),
 			   cpumask_pr_args(cpumask_of_node(nid)),
-			   (u64)prov->node_root(nid), prov->overhead_bytes(nid));
+			   (u64)prov->node_root(nid), prov->overhead_bytes(nid),
+			   (u64)PFN_PHYS(node_start_pfn(nid)),
+			   (u64)PFN_PHYS(node_end_pfn(nid)));
 	for (r = 0; r < prov->nr_regions; r++)
 		seq_printf(m, "region=%s start=0x%lx end=0x%lx size=%lu\n",
 			   prov->regions[r].name, prov->regions[r].start,
@@ -174,10 +177,11 @@ static int show_mapping(const struct ktrepl_mapping *map, void *arg)
 	int skip = 5 - prov->paging_levels;
 
 	seq_printf(m,
-		   "va=0x%lx size=%lu level=%s entry=0x%llx pa=0x%llx pa_node=%d flags=%s,%s,%s shared=%d\n",
+		   "va=0x%lx size=%lu level=%s entry=0x%llx pa=0x%llx pa_node=%d flags=%s,%s,%s,%s shared=%d\n",
 		   map->va, map->size, level_names[map->level + skip],
 		   map->entry, (u64)map->pa, phys_node(map->pa),
-		   map->writable ? "RW" : "RO", map->executable ? "X" : "NX",
+		   map->present ? "P" : "NP", map->writable ? "RW" : "RO",
+		   map->executable ? "X" : "NX",
 		   map->global ? "GLB" : "NG", map->shared);
 	return 0;
 }

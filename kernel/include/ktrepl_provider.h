@@ -59,6 +59,7 @@ struct ktrepl_mapping {
 	int level;		/* 0 = top */
 	u64 entry;
 	phys_addr_t pa;
+	bool present;
 	bool writable;
 	bool executable;
 	bool global;
@@ -70,6 +71,7 @@ struct ktrepl_provider {
 	enum ktrepl_activation activation;
 	int master_node;
 	unsigned int paging_levels;
+	unsigned int va_bits;
 	unsigned int page_shift;
 
 	int (*memory_node)(int nid);	/* -1: node has no replica */
@@ -90,6 +92,7 @@ struct ktrepl_provider {
 	int (*root_diff)(int nid, unsigned int *own, unsigned int *differ);
 	u64 (*overhead_bytes)(int nid);
 	phys_addr_t master_root;
+	unsigned int allocations;	/* page allocations made at load */
 
 	void (*patch_counters)(u64 *patches, u64 *bytes, u64 *missed,
 			       bool *propagate);

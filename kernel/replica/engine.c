@@ -569,7 +569,10 @@ static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	if (!arch->patch_args(regs, &va, &src, &len, &fill) || !len ||
 	    !in_replicated(va, len))
 		return 0;
-	if (!READ_ONCE(propagate) || !READ_ONCE(replicas_ready)) {
+	/* before the copy is taken, the copy itself will carry the patch */
+	if (!READ_ONCE(replicas_ready))
+		return 0;
+	if (!READ_ONCE(propagate)) {
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		return 0;
@@ -755,7 +758,7 @@ static int inject_parse(const char *cmd, const char *key, unsigned long *val)
 
 static int inject(const char *cmd)
 {
-	unsigned long nid, va = 0, to, value;
+	unsigned long nid, va = 0, to, value, off;
 	int level, len;
 	u8 insn[16];
 	u64 *e;
@@ -772,6 +775,8 @@ static int inject(const char *cmd)
 		va = ktr_ksym(name);
 		if (!va)
 			return -ENOENT;
+		if (!inject_parse(cmd, "off=", &off))
+			va += off;
 	} else if (inject_parse(cmd, "va=", &va) && !str_has_prefix(cmd, "pgd")) {
 		return -EINVAL;
 	}
@@ -893,55 +898,51 @@ static u64 *root_of(int nid)
 							 master_root;
 }
 
+/* The leaf each replicated chunk has in nid's tables, one per chunk. */
 static int for_each_mapping(int nid,
 			    int (*fn)(const struct ktrepl_mapping *m, void *arg),
 			    void *arg)
 {
-	u64 *root = root_of(nid);
 	struct ktr_node *mem;
-	unsigned long va, end;
-	int ret;
+	u64 *root;
+	int i, ret;
 
 	if (memory_node(nid) == NUMA_NO_NODE)
 		return -EINVAL;
-	if (!nr_chunks)
-		return 0;
 	mem = &nodes[memory_node(nid)];
-	va = chunks[0].va;
-	end = chunks[nr_chunks - 1].va + (1UL << chunks[nr_chunks - 1].page_shift);
-	while (va < end) {
-		struct ktrepl_mapping m = { 0 };
+	root = root_of(nid);
+	for (i = 0; i < nr_chunks; i++) {
+		struct ktrepl_mapping m = { .va = chunks[i].va, .shared = true };
 		u64 *table = root, v = 0;
 		int l;
 
 		for (l = 0; l < geom.levels; l++) {
-			v = READ_ONCE(table[level_index(va, l)]);
+			v = READ_ONCE(table[level_index(m.va, l)]);
 			if (!arch->present(v) || arch->leaf(v, l, geom.levels))
 				break;
-			/* any master table page on the way makes it shared */
+			/* private all the way down unless a master page is met */
 			if (l + 1 < geom.levels && mem->root &&
-			    !owned_table(mem, l + 1, va))
+			    owned_table(mem, l + 1, m.va))
+				m.shared = false;
+			else
 				m.shared = true;
 			table = table_va(v);
 		}
 		if (l == geom.levels)
 			l = geom.levels - 1;
+		m.level = l;
 		m.size = level_size(l);
-		m.va = va & ~(m.size - 1);
-		if (arch->present(v)) {
-			m.level = l;
-			m.entry = v;
+		m.entry = v;
+		m.present = arch->present(v);
+		if (m.present) {
 			m.pa = v & geom.addr_mask & ~((u64)m.size - 1);
 			m.writable = arch->writable(v, l);
 			m.executable = arch->executable(v, l);
 			m.global = arch->global(v, l);
-			if (!mem->root)
-				m.shared = true;
-			ret = fn(&m, arg);
-			if (ret)
-				return ret;
 		}
-		va = m.va + m.size;
+		ret = fn(&m, arg);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -1137,6 +1138,7 @@ int ktr_engine_init(void)
 #endif
 	arch->geometry(&geom);
 	provider.paging_levels = geom.levels;
+	provider.va_bits = geom.shift[0] + geom.bits[0];
 	provider.page_shift = PAGE_SHIFT;
 	alloc_calls = 0;
 
@@ -1217,6 +1219,7 @@ int ktr_engine_init(void)
 	}
 	activation = arch->can_activate ? KTREPL_ACT_WORKLOAD :
 					  KTREPL_ACT_INACTIVE;
+	provider.allocations = alloc_calls;
 	provider.activation = activation;
 	if (fault_inject)
 		provider.inject = inject;

@@ -9,13 +9,19 @@
 
 struct dump_ctx dump = {
 	.kcore_path = "/proc/kcore",
+	.debugfs_dir = "/sys/kernel/debug/ktrepl",
 };
 
 static int do_help(int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "read", do_read, "read ADDR LEN       hex dump of physical memory" },
-	{ "help", do_help, "help                this text" },
+	{ "summary", do_summary, "summary                         nodes, regions, roots, counters" },
+	{ "diff", do_diff, "diff [--node N] [--region R]    replica bytes that differ from the master" },
+	{ "walk", do_walk, "walk [--node N] [--region R] [--va ADDR]\n"
+			   "                                  each node's mappings of the replicated ranges" },
+	{ "verify", do_verify, "verify [--tap]                  the health check (also --verify)" },
+	{ "read", do_read, "read PHYSADDR LEN               hex dump of physical memory" },
+	{ "help", do_help, "help                            this text" },
 	{ NULL, NULL, NULL },
 };
 
@@ -39,6 +45,12 @@ static void usage(FILE *fp)
 		"      --vmcore FILE     read a vmcore instead of the live kernel\n"
 		"      --kcore FILE      live memory file (default /proc/kcore)\n"
 		"      --raw FILE[@BASE] a raw physical image starting at BASE\n"
+		"      --debugfs DIR     ktrepl's debugfs directory (default\n"
+		"                        /sys/kernel/debug/ktrepl)\n"
+		"      --vmlinux FILE    symbols from a vmlinux\n"
+		"      --system-map FILE symbols from a System.map\n"
+		"      --kallsyms FILE   symbols from a kallsyms copy\n"
+		"      --verify          same as the verify command\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 healthy, 1 divergence found, 2 could not check.\n");
@@ -82,29 +94,6 @@ int cmd_select(const struct cmd *table, int argc, char **argv)
 	return EXIT_TROUBLE;
 }
 
-int dump_fail(const struct kt_err *err)
-{
-	kt_out_error(&dump.out, "%s", err->msg);
-	return EXIT_TROUBLE;
-}
-
-int dump_open_memsrc(struct kt_memsrc **src)
-{
-	struct kt_err err;
-	int ret;
-
-	kt_err_clear(&err);
-	if (dump.raw_path)
-		ret = kt_memsrc_open_raw(src, dump.raw_path, dump.raw_base, &err);
-	else if (dump.vmcore_path)
-		ret = kt_memsrc_open_vmcore(src, dump.vmcore_path, &err);
-	else
-		ret = kt_memsrc_open_kcore(src, dump.kcore_path, &err);
-	if (ret)
-		return dump_fail(&err);
-	return 0;
-}
-
 static int parse_raw_spec(char *spec)
 {
 	char *at = strrchr(spec, '@'), *end;
@@ -122,7 +111,17 @@ static int parse_raw_spec(char *spec)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VMCORE = 256, OPT_KCORE, OPT_RAW };
+	enum {
+		OPT_VMCORE = 256,
+		OPT_KCORE,
+		OPT_RAW,
+		OPT_DEBUGFS,
+		OPT_VMLINUX,
+		OPT_SYSMAP,
+		OPT_KALLSYMS,
+		OPT_VERIFY,
+		OPT_TAP,
+	};
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
@@ -130,9 +129,16 @@ int main(int argc, char **argv)
 		{ "vmcore", required_argument, NULL, OPT_VMCORE },
 		{ "kcore", required_argument, NULL, OPT_KCORE },
 		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "debugfs", required_argument, NULL, OPT_DEBUGFS },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+		{ "system-map", required_argument, NULL, OPT_SYSMAP },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "tap", no_argument, NULL, OPT_TAP },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false, pretty = false, bad_raw = false;
+	bool json = false, pretty = false, bad_raw = false, verify = false;
+	bool tap = false;
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, "+jph", options, NULL)) != -1) {
@@ -155,6 +161,24 @@ int main(int argc, char **argv)
 		case OPT_RAW:
 			bad_raw = parse_raw_spec(optarg) < 0;
 			break;
+		case OPT_DEBUGFS:
+			dump.debugfs_dir = optarg;
+			break;
+		case OPT_VMLINUX:
+			dump.vmlinux_path = optarg;
+			break;
+		case OPT_SYSMAP:
+			dump.system_map_path = optarg;
+			break;
+		case OPT_KALLSYMS:
+			dump.kallsyms_path = optarg;
+			break;
+		case OPT_VERIFY:
+			verify = true;
+			break;
+		case OPT_TAP:
+			tap = true;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_TROUBLE;
@@ -167,6 +191,14 @@ int main(int argc, char **argv)
 	if (bad_raw) {
 		kt_out_error(&dump.out, "--raw wants FILE or FILE@BASE, BASE a number");
 		ret = EXIT_TROUBLE;
+	} else if (verify) {
+		char tap_arg[] = "--tap";
+		char *verify_argv[] = { tap_arg, NULL };
+
+		if (optind < argc)
+			ret = dump_usage_error("--verify takes no command");
+		else
+			ret = do_verify(tap ? 1 : 0, verify_argv);
 	} else {
 		ret = cmd_select(cmds, argc - optind, argv + optind);
 	}

@@ -4,9 +4,13 @@
 
 #include <stdbool.h>
 
+#include "check.h"
 #include "err.h"
 #include "memsrc.h"
 #include "output.h"
+#include "report.h"
+#include "state.h"
+#include "symbols.h"
 
 /* Exit codes, like cmp(1): 0 clean, 1 differences found, 2 trouble. */
 enum {
@@ -21,6 +25,10 @@ struct dump_ctx {
 	const char *kcore_path;
 	const char *raw_path;
 	unsigned long long raw_base;
+	const char *debugfs_dir;
+	const char *vmlinux_path;
+	const char *system_map_path;
+	const char *kallsyms_path;
 };
 
 extern struct dump_ctx dump;
@@ -33,11 +41,28 @@ struct cmd {
 
 int cmd_select(const struct cmd *cmds, int argc, char **argv);
 
-/* Open the memory source the global options chose. */
+/* Everything a command inspects, opened from the global options. */
+struct dump_target {
+	struct kt_state st;
+	struct kt_memsrc *src;
+	struct kt_symtab syms;
+	bool have_syms;
+	struct kt_target t;
+};
+
 int dump_open_memsrc(struct kt_memsrc **src);
+/* 0, or an exit code after reporting the error */
+int dump_target_open(struct dump_target *dt);
+void dump_target_close(struct dump_target *dt);
 /* Report err through the JSON-aware writer and return EXIT_TROUBLE. */
 int dump_fail(const struct kt_err *err);
+int dump_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int parse_u64(const char *s, uint64_t *val);
 
 int do_read(int argc, char **argv);
+int do_summary(int argc, char **argv);
+int do_diff(int argc, char **argv);
+int do_walk(int argc, char **argv);
+int do_verify(int argc, char **argv);
 
 #endif

@@ -7,15 +7,6 @@
 
 #define READ_MAX_LEN (16u << 20)
 
-static int parse_u64(const char *s, uint64_t *val)
-{
-	char *end;
-
-	errno = 0;
-	*val = strtoull(s, &end, 0);
-	return errno || *end || end == s ? -1 : 0;
-}
-
 static void print_hex(const uint8_t *buf, uint64_t pa, size_t len)
 {
 	size_t i;

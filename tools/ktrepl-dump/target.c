@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Opening what the global options point at: state, memory, symbols. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "main.h"
+
+int parse_u64(const char *s, uint64_t *val)
+{
+	char *end;
+
+	errno = 0;
+	*val = strtoull(s, &end, 0);
+	return errno || *end || end == s ? -1 : 0;
+}
+
+int dump_fail(const struct kt_err *err)
+{
+	kt_out_error(&dump.out, "%s", err->msg);
+	return EXIT_TROUBLE;
+}
+
+int dump_usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kt_out_error(&dump.out, "%s", msg);
+	return EXIT_TROUBLE;
+}
+
+int dump_open_memsrc(struct kt_memsrc **src)
+{
+	struct kt_err err;
+	int ret;
+
+	kt_err_clear(&err);
+	if (dump.raw_path)
+		ret = kt_memsrc_open_raw(src, dump.raw_path, dump.raw_base, &err);
+	else if (dump.vmcore_path)
+		ret = kt_memsrc_open_vmcore(src, dump.vmcore_path, &err);
+	else
+		ret = kt_memsrc_open_kcore(src, dump.kcore_path, &err);
+	if (ret)
+		return dump_fail(&err);
+	return 0;
+}
+
+static int load_symbols(struct dump_target *dt, struct kt_err *err)
+{
+	const char *path = dump.kallsyms_path;
+	int ret;
+
+	if (dump.vmlinux_path) {
+		ret = kt_symtab_load_vmlinux(&dt->syms, dump.vmlinux_path, err);
+		path = dump.vmlinux_path;
+	} else if (dump.system_map_path) {
+		ret = kt_symtab_load_map(&dt->syms, dump.system_map_path, err);
+		path = dump.system_map_path;
+	} else {
+		if (!path)
+			path = dump.vmcore_path ? NULL : "/proc/kallsyms";
+		if (!path)
+			return 0;	/* offline without symbols: addresses only */
+		ret = kt_symtab_load_map(&dt->syms, path, err);
+		if (ret)
+			return ret;
+		dt->have_syms = true;
+		return 0;	/* kallsyms is already at runtime addresses */
+	}
+	if (ret)
+		return ret;
+	dt->have_syms = true;
+	/* the text region starts at _stext: that is the KASLR slide */
+	ret = kt_symtab_relocate(&dt->syms, "_stext", dt->st.regions[0].start,
+				 err);
+	return ret ? kt_err_wrap(err, "%s", path) : 0;
+}
+
+int dump_target_open(struct dump_target *dt)
+{
+	struct kt_err err;
+	int ret;
+
+	memset(dt, 0, sizeof(*dt));
+	kt_err_clear(&err);
+	if (dump.vmcore_path || dump.raw_path) {
+		kt_err_set(&err, ENOTSUP,
+			   "offline state needs the vmcore descriptor, which this build does not read yet; use live mode");
+		return dump_fail(&err);
+	}
+	if (geteuid() != 0 && !getenv("KTREPL_NO_ROOT_CHECK")) {
+		kt_err_set(&err, EPERM,
+			   "live inspection needs root (it reads %s and %s)",
+			   dump.debugfs_dir, dump.kcore_path);
+		return dump_fail(&err);
+	}
+	ret = kt_state_load_debugfs(&dt->st, dump.debugfs_dir, &err);
+	if (ret)
+		return dump_fail(&err);
+	if (!strcmp(dt->st.activation, "none")) {
+		kt_state_free(&dt->st);
+		kt_err_set(&err, ENOENT,
+			   "nothing is replicated on this kernel: it has one memory node");
+		return dump_fail(&err);
+	}
+	ret = dump_open_memsrc(&dt->src);
+	if (ret) {
+		kt_state_free(&dt->st);
+		return ret;
+	}
+	ret = load_symbols(dt, &err);
+	if (!ret)
+		ret = kt_target_init(&dt->t, &dt->st, dt->src,
+				     dt->have_syms ? &dt->syms : NULL, &err);
+	if (ret) {
+		dump_target_close(dt);
+		return dump_fail(&err);
+	}
+	return 0;
+}
+
+void dump_target_close(struct dump_target *dt)
+{
+	if (dt->have_syms)
+		kt_symtab_free(&dt->syms);
+	kt_memsrc_close(dt->src);
+	kt_state_free(&dt->st);
+	dt->src = NULL;
+}

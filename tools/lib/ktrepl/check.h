@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_CHECK_H
+#define KTREPL_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "memsrc.h"
+#include "pgtable.h"
+#include "state.h"
+#include "symbols.h"
+
+/* What every check needs: the state, memory, paging and symbols. */
+struct kt_target {
+	struct kt_state *st;
+	struct kt_memsrc *src;
+	const struct kt_arch *arch;
+	struct kt_pt_geometry geo;
+	struct kt_symtab *syms;	/* may be NULL */
+};
+
+int kt_target_init(struct kt_target *t, struct kt_state *st,
+		   struct kt_memsrc *src, struct kt_symtab *syms,
+		   struct kt_err *err);
+
+#define KT_DIFF_SHOW 32
+#define KT_DIFF_CONTEXT 8
+
+/* One coalesced range where a replica differs from the master. */
+struct kt_diff {
+	int node;
+	int region;
+	uint64_t va;
+	uint64_t len;
+	uint64_t master_pa;
+	uint64_t replica_pa;
+	uint8_t master[KT_DIFF_SHOW];
+	uint8_t replica[KT_DIFF_SHOW];
+	uint8_t before[KT_DIFF_CONTEXT];	/* master bytes before va */
+	uint8_t after[KT_DIFF_CONTEXT];		/* master bytes after */
+	char sym[160];
+	const char *kind;	/* ftrace, jump_label, kprobe, ... unknown */
+};
+
+struct kt_diff_opts {
+	int node;	/* -1: every replica node */
+	int region;	/* -1: every region */
+};
+
+typedef int (*kt_diff_fn)(const struct kt_diff *d, void *arg);
+
+/*
+ * Compare every replica byte with the master's; fn gets each range.
+ * *compared counts the bytes read from each side.
+ */
+int kt_diff_run(struct kt_target *t, const struct kt_diff_opts *opts,
+		kt_diff_fn fn, void *arg, uint64_t *compared,
+		struct kt_err *err);
+
+/* Patch-site kind from the bytes on both sides, or "unknown". */
+const char *kt_classify(const char *arch, const uint8_t *master,
+			const uint8_t *replica, uint64_t len, const char *sym);
+
+enum kt_violation_kind {
+	KT_V_BYTES,		/* replica bytes differ */
+	KT_V_LOCALITY,		/* mapped to memory of another node */
+	KT_V_UNMAPPED,		/* replicated VA not mapped in a node */
+	KT_V_ROOT,		/* shared top-level entry differs */
+	KT_V_WRITABLE_TEXT,
+	KT_V_EXEC_RODATA,
+	KT_V_WRITABLE_ALIAS,	/* replica writable through the direct map */
+	KT_V_CPU_ROOT,		/* a CPU runs on another node's tables */
+	KT_V_TASK_ROOT,		/* a replica task runs on the wrong tables */
+	KT_V_NR
+};
+
+extern const char *const kt_violation_names[KT_V_NR];
+
+struct kt_violation {
+	enum kt_violation_kind kind;
+	int node;
+	int cpu;		/* or pid for task roots */
+	uint64_t va;
+	uint64_t len;
+	uint64_t pa;
+	int pa_node;
+	int expected_node;
+	unsigned int index;	/* top-level entry */
+	uint64_t got;		/* entry or root value seen */
+	uint64_t want;		/* and expected */
+	const struct kt_diff *diff;	/* KT_V_BYTES only */
+};
+
+typedef int (*kt_violation_fn)(const struct kt_violation *v, void *arg);
+
+struct kt_verify_stats {
+	uint64_t compared_bytes;
+	uint64_t mappings;
+	unsigned int nodes;
+	unsigned int count[KT_V_NR];
+	unsigned int total;
+};
+
+int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
+		  struct kt_verify_stats *stats, struct kt_err *err);
+
+#endif

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The debugfs ABI parser: key=value records, unknown keys ignored. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "state.h"
+
+const char *kt_kv_find(const char *line, const char *key, size_t *len)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while (*p) {
+		const char *tok = p;
+		size_t tlen = strcspn(p, " \t\n");
+
+		if (tlen > klen && !strncmp(tok, key, klen) && tok[klen] == '=') {
+			*len = tlen - klen - 1;
+			return tok + klen + 1;
+		}
+		p += tlen;
+		p += strspn(p, " \t\n");
+	}
+	return NULL;
+}
+
+int kt_kv_u64(const char *line, const char *key, uint64_t *val)
+{
+	char buf[32], *end;
+	size_t len;
+	const char *v = kt_kv_find(line, key, &len);
+
+	if (!v || !len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	errno = 0;
+	*val = strtoull(buf, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+int kt_kv_int(const char *line, const char *key, int *val)
+{
+	char buf[32], *end;
+	size_t len;
+	const char *v = kt_kv_find(line, key, &len);
+	long n;
+
+	if (!v || !len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	errno = 0;
+	n = strtol(buf, &end, 0);
+	if (errno || *end || n < -1 || n > 1 << 24)
+		return -1;
+	*val = (int)n;
+	return 0;
+}
+
+int kt_kv_str(const char *line, const char *key, char *buf, size_t size)
+{
+	size_t len;
+	const char *v = kt_kv_find(line, key, &len);
+
+	if (!v || len >= size)
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+struct file_ctx {
+	const char *path;
+	int lineno;
+	struct kt_err *err;
+};
+
+typedef int (*line_fn)(struct kt_state *st, const char *line,
+		       struct file_ctx *fc);
+
+static int bad_record(struct file_ctx *fc, const char *what)
+{
+	return kt_err_set(fc->err, EPROTO, "%s:%d: %s", fc->path, fc->lineno,
+			  what);
+}
+
+static int for_each_line(struct kt_state *st, const char *dir,
+			 const char *name, bool required, line_fn fn,
+			 struct kt_err *err)
+{
+	struct file_ctx fc = { .err = err };
+	char path[1024], *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fc.path = path;
+	fp = fopen(path, "r");
+	if (!fp) {
+		if (!required && errno == ENOENT)
+			return 0;
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	}
+	while (getline(&line, &cap, fp) > 0) {
+		fc.lineno++;
+		if (line[0] == '\n' || line[0] == '#')
+			continue;
+		ret = fn(st, line, &fc);
+		if (ret)
+			break;
+	}
+	if (!ret && ferror(fp))
+		ret = kt_err_set(err, EIO, "%s: read error", path);
+	free(line);
+	fclose(fp);
+	return ret;
+}
+
+static int summary_line(struct kt_state *st, const char *line,
+			struct file_ctx *fc)
+{
+	uint64_t v;
+
+	if (kt_kv_find(line, "abi", &(size_t){ 0 })) {
+		if (kt_kv_int(line, "abi", &st->abi) ||
+		    kt_kv_str(line, "arch", st->arch, sizeof(st->arch)) ||
+		    kt_kv_int(line, "master_node", &st->master_node) ||
+		    kt_kv_u64(line, "page_size", &st->page_size) ||
+		    kt_kv_u64(line, "paging_levels", &v))
+			return bad_record(fc, "summary header lacks abi, arch, master_node, page_size or paging_levels");
+		st->paging_levels = (unsigned int)v;
+		kt_kv_str(line, "provider", st->provider, sizeof(st->provider));
+		kt_kv_str(line, "activation", st->activation,
+			  sizeof(st->activation));
+		kt_kv_int(line, "propagate", &st->propagate);
+		kt_kv_u64(line, "patches", &st->patches);
+		kt_kv_u64(line, "patch_bytes", &st->patch_bytes);
+		kt_kv_u64(line, "patches_missed", &st->patches_missed);
+		kt_kv_u64(line, "overhead_bytes", &st->overhead);
+		kt_kv_u64(line, "master_root_pa", &st->master_root_pa);
+		kt_kv_u64(line, "direct_map", &st->direct_map);
+		if (!kt_kv_u64(line, "va_bits", &v))
+			st->va_bits = (unsigned int)v;
+		if (!kt_kv_u64(line, "nodes", &v))
+			st->nodes_online = (unsigned int)v;
+		return 0;
+	}
+	if (kt_kv_find(line, "node", &(size_t){ 0 })) {
+		struct kt_node_state *n;
+
+		if (st->nr_nodes >= KT_MAX_NODES)
+			return bad_record(fc, "more nodes than this tool supports");
+		n = &st->nodes[st->nr_nodes];
+		if (kt_kv_int(line, "node", &n->nid) ||
+		    kt_kv_int(line, "memory_node", &n->memory_node))
+			return bad_record(fc, "node record lacks node or memory_node");
+		if (!kt_kv_u64(line, "has_memory", &v))
+			n->has_memory = v;
+		kt_kv_str(line, "role", n->role, sizeof(n->role));
+		kt_kv_str(line, "cpus", n->cpus, sizeof(n->cpus));
+		kt_kv_u64(line, "root_pa", &n->root_pa);
+		kt_kv_u64(line, "overhead_bytes", &n->overhead);
+		kt_kv_u64(line, "mem_start", &n->mem_start);
+		kt_kv_u64(line, "mem_end", &n->mem_end);
+		st->nr_nodes++;
+		return 0;
+	}
+	if (kt_kv_find(line, "region", &(size_t){ 0 })) {
+		struct kt_region_state *r;
+
+		if (st->nr_regions >= KT_MAX_REGIONS)
+			return bad_record(fc, "too many regions");
+		r = &st->regions[st->nr_regions];
+		if (kt_kv_str(line, "region", r->name, sizeof(r->name)) ||
+		    kt_kv_u64(line, "start", &r->start) ||
+		    kt_kv_u64(line, "end", &r->end) || r->end < r->start)
+			return bad_record(fc, "region record lacks region, start or end");
+		st->nr_regions++;
+		return 0;
+	}
+	return 0;	/* a record type from a newer minor revision */
+}
+
+static int grow(void **arr, size_t n, size_t size, struct kt_err *err)
+{
+	void *p;
+
+	if (n & (n - 1) && n)
+		return 0;
+	p = realloc(*arr, (n ? n * 2 : 16) * size);
+	if (!p)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	*arr = p;
+	return 0;
+}
+
+static int replicas_line(struct kt_state *st, const char *line,
+			 struct file_ctx *fc)
+{
+	struct kt_extent_state *e;
+	char region[16];
+
+	if (grow((void **)&st->extents, st->nr_extents, sizeof(*e), fc->err))
+		return -ENOMEM;
+	e = &st->extents[st->nr_extents];
+	if (kt_kv_int(line, "node", &e->node) ||
+	    kt_kv_str(line, "region", region, sizeof(region)) ||
+	    kt_kv_u64(line, "va", &e->va) || kt_kv_u64(line, "pa", &e->pa) ||
+	    kt_kv_u64(line, "size", &e->size) || !e->size)
+		return bad_record(fc, "replica record lacks node, region, va, pa or size");
+	e->region = kt_state_region(st, region);
+	if (e->region < 0)
+		return bad_record(fc, "replica record names an unknown region");
+	if (kt_kv_u64(line, "page_size", &e->page_size))
+		e->page_size = st->page_size;
+	if (kt_kv_int(line, "pa_node", &e->pa_node))
+		e->pa_node = -1;
+	st->nr_extents++;
+	return 0;
+}
+
+static int pgds_line(struct kt_state *st, const char *line,
+		     struct file_ctx *fc)
+{
+	struct kt_cpu_state *c;
+
+	if (!kt_kv_find(line, "cpu", &(size_t){ 0 }))
+		return 0;
+	if (grow((void **)&st->cpus, st->nr_cpus, sizeof(*c), fc->err))
+		return -ENOMEM;
+	c = &st->cpus[st->nr_cpus];
+	if (kt_kv_int(line, "cpu", &c->cpu) || kt_kv_int(line, "node", &c->node) ||
+	    kt_kv_u64(line, "loaded_root_pa", &c->loaded_root_pa) ||
+	    kt_kv_u64(line, "expected_root_pa", &c->expected_root_pa))
+		return bad_record(fc, "cpu record lacks cpu, node, loaded_root_pa or expected_root_pa");
+	st->nr_cpus++;
+	return 0;
+}
+
+static int tasks_line(struct kt_state *st, const char *line,
+		      struct file_ctx *fc)
+{
+	struct kt_task_state *t;
+
+	if (grow((void **)&st->tasks, st->nr_tasks, sizeof(*t), fc->err))
+		return -ENOMEM;
+	t = &st->tasks[st->nr_tasks];
+	memset(t, 0, sizeof(*t));
+	if (kt_kv_int(line, "pid", &t->pid) || kt_kv_int(line, "node", &t->node) ||
+	    kt_kv_u64(line, "root_pa", &t->root_pa) ||
+	    kt_kv_u64(line, "expected_root_pa", &t->expected_root_pa))
+		return bad_record(fc, "task record lacks pid, node, root_pa or expected_root_pa");
+	kt_kv_str(line, "comm", t->comm, sizeof(t->comm));
+	kt_kv_int(line, "cpu", &t->cpu);
+	kt_kv_u64(line, "iterations", &t->iterations);
+	kt_kv_u64(line, "probe", &t->probe);
+	st->nr_tasks++;
+	return 0;
+}
+
+static int abi_line(struct kt_state *st, const char *line, struct file_ctx *fc)
+{
+	char *end;
+	long v = strtol(line, &end, 10);
+
+	if (end == line || (*end && *end != '\n'))
+		return bad_record(fc, "not an ABI version number");
+	st->abi = (int)v;
+	return 0;
+}
+
+int kt_state_load_debugfs(struct kt_state *st, const char *dir,
+			  struct kt_err *err)
+{
+	struct stat sb;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->master_node = -1;
+	if (stat(dir, &sb)) {
+		int e = errno;
+
+		if (e == ENOENT) {
+			if (stat("/sys/kernel/debug", &sb) == 0 &&
+			    stat("/sys/kernel/debug/tracing", &sb) != 0 &&
+			    !strncmp(dir, "/sys/kernel/debug/", 18))
+				return kt_err_set(err, ENOENT,
+						  "%s: debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)",
+						  dir);
+			return kt_err_set(err, ENOENT,
+					  "%s: not found; is ktrepl.ko loaded? (modprobe ktrepl, or insmod ktrepl.ko)",
+					  dir);
+		}
+		return kt_err_set(err, e, "%s: %s%s", dir, strerror(e),
+				  e == EACCES ? " (debugfs needs root)" : "");
+	}
+	ret = for_each_line(st, dir, "abi", true, abi_line, err);
+	if (ret)
+		return ret;
+	if (st->abi < KT_ABI_MIN || st->abi > KT_ABI_MAX)
+		return kt_err_set(err, EPROTO,
+				  "%s/abi: ABI version %d; this tool reads versions %d..%d",
+				  dir, st->abi, KT_ABI_MIN, KT_ABI_MAX);
+	ret = for_each_line(st, dir, "summary", true, summary_line, err);
+	if (!ret && (st->abi != KT_ABI_MAX || !st->nr_regions))
+		ret = kt_err_set(err, EPROTO,
+				 "%s/summary: no header record or no regions",
+				 dir);
+	if (!ret)
+		ret = for_each_line(st, dir, "replicas", false, replicas_line,
+				    err);
+	if (!ret)
+		ret = for_each_line(st, dir, "pgds", false, pgds_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
+	if (ret)
+		kt_state_free(st);
+	return ret;
+}
+
+void kt_state_free(struct kt_state *st)
+{
+	free(st->extents);
+	free(st->cpus);
+	free(st->tasks);
+	st->extents = NULL;
+	st->cpus = NULL;
+	st->tasks = NULL;
+	st->nr_extents = st->nr_cpus = st->nr_tasks = 0;
+}
+
+const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid)
+{
+	int i;
+
+	for (i = 0; i < st->nr_nodes; i++)
+		if (st->nodes[i].nid == nid)
+			return &st->nodes[i];
+	return NULL;
+}
+
+int kt_state_region(const struct kt_state *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->nr_regions; i++)
+		if (!strcmp(st->regions[i].name, name))
+			return i;
+	return -1;
+}
+
+int kt_state_pa_node(const struct kt_state *st, uint64_t pa)
+{
+	int i;
+
+	for (i = 0; i < st->nr_nodes; i++)
+		if (st->nodes[i].has_memory && pa >= st->nodes[i].mem_start &&
+		    pa < st->nodes[i].mem_end)
+			return st->nodes[i].nid;
+	return -1;
+}
+
+const struct kt_extent_state *kt_state_extent(const struct kt_state *st,
+					      int nid, uint64_t va)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_extents; i++) {
+		const struct kt_extent_state *e = &st->extents[i];
+
+		if (e->node == nid && va >= e->va && va - e->va < e->size)
+			return e;
+	}
+	return NULL;
+}
+
+void kt_state_paging_variant(const struct kt_state *st, char *buf, size_t len)
+{
+	if (!strcmp(st->arch, "x86_64"))
+		snprintf(buf, len, "%ulevel", st->paging_levels);
+	else
+		snprintf(buf, len, "%uk:%u", (unsigned int)(st->page_size >> 10),
+			 st->va_bits ? st->va_bits : 48);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_STATE_H
+#define KTREPL_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* The ABI versions this library reads; see docs/abi.md. */
+#define KT_ABI_MIN 1
+#define KT_ABI_MAX 1
+
+#define KT_MAX_NODES 64
+#define KT_MAX_REGIONS 8
+
+struct kt_node_state {
+	int nid;
+	int memory_node;
+	bool has_memory;
+	char role[16];		/* master, replica, alias, none */
+	char cpus[64];
+	uint64_t root_pa;
+	uint64_t overhead;
+	uint64_t mem_start;
+	uint64_t mem_end;
+};
+
+struct kt_region_state {
+	char name[16];
+	uint64_t start;
+	uint64_t end;
+};
+
+struct kt_extent_state {
+	int node;
+	int region;
+	uint64_t va;
+	uint64_t pa;
+	uint64_t size;
+	uint64_t page_size;
+	int pa_node;
+};
+
+struct kt_cpu_state {
+	int cpu;
+	int node;
+	uint64_t loaded_root_pa;
+	uint64_t expected_root_pa;
+};
+
+struct kt_task_state {
+	int pid;
+	char comm[16];
+	int node;
+	int cpu;
+	uint64_t root_pa;
+	uint64_t expected_root_pa;
+	uint64_t iterations;
+	uint64_t probe;
+};
+
+/*
+ * Everything known about one kernel's replication, whatever it was read
+ * from (the debugfs files of a live kernel, or the descriptor in a
+ * vmcore). Field names follow the debugfs ABI.
+ */
+struct kt_state {
+	int abi;
+	char provider[32];
+	char arch[16];
+	unsigned int paging_levels;
+	unsigned int va_bits;
+	uint64_t page_size;
+	int master_node;
+	unsigned int nodes_online;
+	char activation[16];
+	int propagate;
+	uint64_t patches;
+	uint64_t patch_bytes;
+	uint64_t patches_missed;
+	uint64_t overhead;
+	uint64_t master_root_pa;
+	uint64_t direct_map;
+
+	struct kt_node_state nodes[KT_MAX_NODES];
+	int nr_nodes;
+	struct kt_region_state regions[KT_MAX_REGIONS];
+	int nr_regions;
+	struct kt_extent_state *extents;
+	size_t nr_extents;
+	struct kt_cpu_state *cpus;
+	size_t nr_cpus;
+	struct kt_task_state *tasks;
+	size_t nr_tasks;
+};
+
+/*
+ * Read /sys/kernel/debug/ktrepl (or a copy of it at dir). Errors say
+ * which file and line, and what to do when the module is not loaded.
+ */
+int kt_state_load_debugfs(struct kt_state *st, const char *dir,
+			  struct kt_err *err);
+void kt_state_free(struct kt_state *st);
+
+const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
+int kt_state_region(const struct kt_state *st, const char *name);
+/* the node whose memory holds pa, or -1 */
+int kt_state_pa_node(const struct kt_state *st, uint64_t pa);
+/* the extent of node nid that maps va, or NULL */
+const struct kt_extent_state *kt_state_extent(const struct kt_state *st,
+					      int nid, uint64_t va);
+/* "4level"/"5level" or "4k:48" for kt_arch->configure */
+void kt_state_paging_variant(const struct kt_state *st, char *buf, size_t len);
+
+/* Key-value records ("a=1 b=0x2"): the value of key in line, or NULL. */
+const char *kt_kv_find(const char *line, const char *key, size_t *len);
+int kt_kv_u64(const char *line, const char *key, uint64_t *val);
+int kt_kv_int(const char *line, const char *key, int *val);
+int kt_kv_str(const char *line, const char *key, char *buf, size_t size);
+
+#endif

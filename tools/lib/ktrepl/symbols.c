@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
+		   const char *name, struct kt_err *err)
+{
+	if (tab->nr == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4096;
+		struct kt_sym *n = realloc(tab->syms, ncap * sizeof(*n));
+
+		if (!n)
+			return kt_err_set(err, ENOMEM, "out of memory for symbols");
+		tab->syms = n;
+		*cap = ncap;
+	}
+	tab->syms[tab->nr].addr = addr;
+	tab->syms[tab->nr].name = strdup(name);
+	if (!tab->syms[tab->nr].name)
+		return kt_err_set(err, ENOMEM, "out of memory for symbols");
+	tab->nr++;
+	return 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct kt_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
+		       struct kt_err *err)
+{
+	char line[512], name[256], type;
+	unsigned long long addr;
+	size_t cap = 0;
+	FILE *fp;
+	int ret = 0;
+
+	memset(tab, 0, sizeof(*tab));
+	fp = fopen(path, "r");
+	if (!fp)
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		/* absolute and undefined symbols say nothing about text */
+		if (type == 'a' || type == 'A' || type == 'U' || !addr)
+			continue;
+		ret = add_sym(tab, &cap, addr, name, err);
+		if (ret)
+			break;
+	}
+	fclose(fp);
+	if (!ret && !tab->nr)
+		ret = kt_err_set(err, EINVAL,
+				 "%s: no symbols (kptr_restrict hides kallsyms addresses from non-root)",
+				 path);
+	if (ret) {
+		kt_symtab_free(tab);
+		return ret;
+	}
+	qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+	return 0;
+}
+
+int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
+			   struct kt_err *err)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	Elf *elf;
+	int fd, ret = 0;
+	bool found = false;
+
+	memset(tab, 0, sizeof(*tab));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		ret = kt_err_set(err, EINVAL, "%s: not an ELF file", path);
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+			continue;
+		found = true;
+		data = elf_getdata(scn, NULL);
+		n = shdr.sh_entsize ? shdr.sh_size / shdr.sh_entsize : 0;
+		for (i = 0; data && i < n && !ret; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !sym.st_value ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS)
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			ret = add_sym(tab, &cap, sym.st_value, name, err);
+		}
+	}
+	if (!ret && !found)
+		ret = kt_err_set(err, EINVAL, "%s: no symbol table (stripped?)",
+				 path);
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (ret) {
+		kt_symtab_free(tab);
+		return ret;
+	}
+	qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+	return 0;
+}
+
+void kt_symtab_free(struct kt_symtab *tab)
+{
+	size_t i;
+
+	for (i = 0; i < tab->nr; i++)
+		free(tab->syms[i].name);
+	free(tab->syms);
+	memset(tab, 0, sizeof(*tab));
+}
+
+uint64_t kt_symtab_addr(const struct kt_symtab *tab, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < tab->nr; i++)
+		if (!strcmp(tab->syms[i].name, name))
+			return tab->syms[i].addr + tab->slide;
+	return 0;
+}
+
+int kt_symtab_relocate(struct kt_symtab *tab, const char *name,
+		       uint64_t addr, struct kt_err *err)
+{
+	uint64_t file_addr;
+
+	tab->slide = 0;
+	file_addr = kt_symtab_addr(tab, name);
+	if (!file_addr)
+		return kt_err_set(err, ENOENT, "symbol %s not in the symbol file",
+				  name);
+	tab->slide = (int64_t)(addr - file_addr);
+	return 0;
+}
+
+const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *tab,
+				      uint64_t addr, uint64_t *off)
+{
+	size_t lo = 0, hi = tab->nr;
+	uint64_t file_addr = addr - (uint64_t)tab->slide;
+
+	if (!tab->nr || file_addr < tab->syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (tab->syms[mid].addr <= file_addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*off = file_addr - tab->syms[lo].addr;
+	return &tab->syms[lo];
+}
+
+void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
+		      size_t len)
+{
+	const struct kt_sym *s;
+	uint64_t off = 0;
+
+	s = tab ? kt_symtab_lookup(tab, addr, &off) : NULL;
+	if (s)
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, off);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_SYMBOLS_H
+#define KTREPL_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct kt_sym {
+	uint64_t addr;
+	char *name;
+};
+
+/* Kernel symbols from /proc/kallsyms, a System.map, or a vmlinux. */
+struct kt_symtab {
+	struct kt_sym *syms;
+	size_t nr;
+	int64_t slide;	/* added to every file address (KASLR) */
+};
+
+/* "ADDR TYPE NAME" lines: /proc/kallsyms and System.map alike. */
+int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
+		       struct kt_err *err);
+/* the ELF symbol table of a vmlinux */
+int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
+			   struct kt_err *err);
+void kt_symtab_free(struct kt_symtab *tab);
+
+/* Shift the table so that symbol name lands at runtime address addr. */
+int kt_symtab_relocate(struct kt_symtab *tab, const char *name,
+		       uint64_t addr, struct kt_err *err);
+/* address of name (after the slide), or 0 */
+uint64_t kt_symtab_addr(const struct kt_symtab *tab, const char *name);
+/* the symbol at or below addr; offset in *off; NULL if none */
+const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *tab,
+				      uint64_t addr, uint64_t *off);
+/* "name+0xoff" or "0xaddr" into buf */
+void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
+		      size_t len);
+
+#endif
