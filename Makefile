@@ -17,7 +17,7 @@ BUILD := $(CURDIR)/build
 
 export KABI KTREPL_CACHE
 
-.PHONY: all kernel kernel-arm64 tools crash-ext check unit-check vm-check \
+.PHONY: all kernel kernel-arm64 tools tools-arm64 crash-ext check unit-check vm-check \
 	demo install clean deps help
 
 all: kernel tools
@@ -56,13 +56,22 @@ tools:
 	$(MAKE) -C tools/lib/ktrepl
 	$(MAKE) -C tools/ktrepl-dump
 
+# The arm64 guests run the tools too: cross-build them in a copy of tools/.
+tools-arm64:
+	@mkdir -p $(BUILD)/tools-arm64
+	@cp -r tools/. $(BUILD)/tools-arm64/
+	$(MAKE) -C $(BUILD)/tools-arm64/lib/ktrepl clean
+	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump clean
+	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump CC=$(CROSS_COMPILE_ARM64)gcc \
+		AR=$(CROSS_COMPILE_ARM64)ar
+
 crash-ext: tools
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext; fi
 
 unit-check: tools
 	$(MAKE) -C tests/unit check
 
-vm-check: kernel kernel-arm64 tools
+vm-check: kernel kernel-arm64 tools tools-arm64
 	tests/vm/run-all.sh
 
 check: deps

@@ -20,7 +20,7 @@
 #include "publish.h"
 
 #define KTREPL_MAX_TASKS 64
-#define KTREPL_MAX_LOG 64
+#define KTREPL_MAX_LOG 256
 
 static const struct ktrepl_provider *prov;
 static struct dentry *ktrepl_dir;

@@ -52,11 +52,10 @@ static phys_addr_t arm64_read_root(void)
 	return read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 2);
 }
 
+/* in the kernel, TTBR1 holds swapper_pg_dir (init_mm is not in kallsyms) */
 static phys_addr_t arm64_master_root(void)
 {
-	struct mm_struct *mm = (struct mm_struct *)ktr_ksym("init_mm");
-
-	return mm ? __pa(mm->pgd) : 0;
+	return arm64_read_root();
 }
 
 static void arm64_flush_local(unsigned long va)
@@ -111,16 +110,23 @@ static int arm64_trap_insn(u8 *buf, size_t len)
 	return sizeof(insn);
 }
 
-/* aarch64_insn_write(void *addr, u32 insn): every runtime text patch */
-static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
-			     const void **src, size_t *len, bool *fill)
-{
-	*va = regs->regs[0];
-	*src = &regs->regs[1];	/* the u32 instruction, little-endian */
-	*len = AARCH64_INSN_SIZE;
-	*fill = false;
-	return true;
-}
+/*
+ * arm64's instruction writers (aarch64_insn_write and its callers) are
+ * __kprobes, and kprobes refuse everything under kernel/trace. So the
+ * engine syncs changed master pages when these return: static keys,
+ * kprobes and BPF. ftrace's own updates are not reachable from a module
+ * (docs/design.md); an in-tree implementation writes every replica in
+ * __aarch64_insn_write, as openEuler does.
+ */
+static const char *const arm64_sync_symbols[] = {
+	"jump_label_update",
+	"register_kprobe",
+	"unregister_kprobe",
+	"enable_kprobe",
+	"disable_kprobe",
+	"bpf_arch_text_poke",
+	NULL,
+};
 
 static void arm64_release_cpu(void)
 {
@@ -161,8 +167,12 @@ const struct ktr_arch ktr_arch_arm64 = {
 	.retval_insn = arm64_retval_insn,
 	.trap_insn = arm64_trap_insn,
 	.release_cpu = arm64_release_cpu,
-	.patch_symbol = "aarch64_insn_write",
-	.patch_args = arm64_patch_args,
+	.sync_symbols = arm64_sync_symbols,
 	.can_activate = false,
+	/*
+	 * set_memory_ro() covers only vmalloc areas on arm64, not the
+	 * linear map; the replicas are never executed here anyway.
+	 */
+	.protect_alias = false,
 };
 #endif

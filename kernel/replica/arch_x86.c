@@ -163,5 +163,6 @@ const struct ktr_arch ktr_arch_x86 = {
 	.patch_symbol = "__text_poke",
 	.patch_args = x86_patch_args,
 	.can_activate = true,
+	.protect_alias = true,
 };
 #endif

@@ -22,6 +22,8 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <linux/xxhash.h>
 #include <asm/tlbflush.h>
 
 #include "engine.h"
@@ -38,7 +40,7 @@ static unsigned int fail_alloc;
 module_param(fail_alloc, uint, 0400);
 MODULE_PARM_DESC(fail_alloc, "fail the k-th page allocation (tests only)");
 
-#define KTR_LOG_SIZE 64
+#define KTR_LOG_SIZE 256
 #define KTR_WORKLOAD_PROBE (1UL << 20)
 
 static const struct ktr_arch *arch;
@@ -67,6 +69,11 @@ static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
 static u64 patch_seq;
 static bool kprobe_registered;
 static struct kprobe patch_kprobe;
+#define KTR_MAX_SYNC_HOOKS 8
+static struct kretprobe sync_probes[KTR_MAX_SYNC_HOOKS];
+static int nr_sync_probes;
+static void sync_changed_fn(struct work_struct *work);
+static DECLARE_WORK(sync_work, sync_changed_fn);
 
 /* one temporary writable mapping per CPU, like text_poke's poking_mm */
 struct ktr_slot {
@@ -117,6 +124,15 @@ static u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
 	}
 }
 
+/* page accounting, so that every unload can prove it freed everything */
+static unsigned long pages_allocated, pages_freed;
+
+static void ktr_free(struct page *page, unsigned int order)
+{
+	__free_pages(page, order);
+	pages_freed += 1UL << order;
+}
+
 static struct page *ktr_alloc(int nid, unsigned int order)
 {
 	struct page *page;
@@ -130,10 +146,12 @@ static struct page *ktr_alloc(int nid, unsigned int order)
 	page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE | __GFP_ZERO |
 					     __GFP_NOWARN,
 				order);
+	if (page)
+		pages_allocated += 1UL << order;
 	if (page && page_to_nid(page) != nid) {
 		pr_err("ktrepl: asked node %d, got a page on node %d\n", nid,
 		       page_to_nid(page));
-		__free_pages(page, order);
+		ktr_free(page, order);
 		return NULL;
 	}
 	return page;
@@ -266,6 +284,12 @@ static int alloc_replicas(void)
 		c->copy = kcalloc(nr_node_ids, sizeof(*c->copy), GFP_KERNEL);
 		if (!c->copy)
 			return -ENOMEM;
+		if (!arch->patch_symbol) {
+			c->sums = kcalloc(1U << (c->page_shift - PAGE_SHIFT),
+					  sizeof(*c->sums), GFP_KERNEL);
+			if (!c->sums)
+				return -ENOMEM;
+		}
 		for_each_online_node(nid) {
 			if (!nodes[nid].own_replica)
 				continue;
@@ -283,15 +307,33 @@ static int alloc_replicas(void)
 	return 0;
 }
 
-/*
- * Copy the master's bytes under text_mutex, so that no text_poke can
- * land between our copy and the moment the patch hook takes over.
- */
-static void copy_replicas(void)
+static void record_master_sums(void)
 {
-	int i, nid;
+	int i;
+	unsigned int p;
 
-	mutex_lock(ktr_text_mutex);
+	for (i = 0; i < nr_chunks; i++) {
+		if (!chunks[i].sums)
+			continue;
+		for (p = 0; p < 1U << (chunks[i].page_shift - PAGE_SHIFT); p++)
+			chunks[i].sums[p] = xxh64((void *)chunks[i].va +
+						  p * PAGE_SIZE, PAGE_SIZE, 0);
+	}
+}
+
+/*
+ * Copy the master's bytes. Under text_mutex (x86) no text_poke can land
+ * between the copy and the hook taking over. Where the patching lock is
+ * not reachable (arm64 has no text_mutex in kallsyms), a patch whose
+ * hook ran before we were ready may reach the master after our copy:
+ * compare again until a pass finds nothing to fix.
+ */
+static int copy_replicas(void)
+{
+	int i, nid, pass, fixed;
+
+	if (ktr_text_mutex)
+		mutex_lock(ktr_text_mutex);
 	for (i = 0; i < nr_chunks; i++) {
 		for_each_online_node(nid) {
 			if (chunks[i].copy && chunks[i].copy[nid])
@@ -300,8 +342,31 @@ static void copy_replicas(void)
 				       1UL << chunks[i].page_shift);
 		}
 	}
+	record_master_sums();
 	WRITE_ONCE(replicas_ready, true);
-	mutex_unlock(ktr_text_mutex);
+	if (ktr_text_mutex)
+		mutex_unlock(ktr_text_mutex);
+	for (pass = 0; pass < 10; pass++) {
+		fixed = 0;
+		for (i = 0; i < nr_chunks; i++) {
+			for_each_online_node(nid) {
+				struct page *p = chunks[i].copy[nid];
+				size_t size = 1UL << chunks[i].page_shift;
+
+				if (!p || !memcmp(page_address(p),
+						  (void *)chunks[i].va, size))
+					continue;
+				memcpy(page_address(p), (void *)chunks[i].va,
+				       size);
+				fixed++;
+			}
+		}
+		if (!fixed)
+			return 0;
+		msleep(20);
+	}
+	pr_err("ktrepl: replicas keep changing under the copy\n");
+	return -EBUSY;
 }
 
 /* The direct-map alias of a replica would be a writable alias of text. */
@@ -420,12 +485,12 @@ static void free_node(struct ktr_node *n)
 		n->mm = NULL;
 	}
 	list_for_each_entry_safe(t, tmp, &n->tables, list) {
-		__free_pages(t->page, 0);
+		ktr_free(t->page, 0);
 		list_del(&t->list);
 		kfree(t);
 	}
 	if (n->root_page)
-		__free_pages(n->root_page, n->root_order);
+		ktr_free(n->root_page, n->root_order);
 	n->root_page = NULL;
 	n->root = NULL;
 }
@@ -592,6 +657,97 @@ static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(patch_pre_handler);
+
+/*
+ * Sync only the pages whose master contents changed since the last sync:
+ * replica-only changes (fault injection) are left for the tools to find.
+ */
+static void sync_changed_fn(struct work_struct *work)
+{
+	unsigned int p;
+	int i, nid;
+
+	if (!READ_ONCE(replicas_ready))
+		return;
+	for (i = 0; i < nr_chunks; i++) {
+		for (p = 0; p < 1U << (chunks[i].page_shift - PAGE_SHIFT); p++) {
+			void *master = (void *)chunks[i].va + p * PAGE_SIZE;
+			u64 sum = xxh64(master, PAGE_SIZE, 0);
+			unsigned int written = 0;
+			size_t first = PAGE_SIZE, last = 0, b;
+
+			if (sum == chunks[i].sums[p])
+				continue;
+			chunks[i].sums[p] = sum;
+			if (!READ_ONCE(propagate)) {
+				atomic64_inc(&nr_missed);
+				log_patch((unsigned long)master, PAGE_SIZE, 0, false);
+				continue;
+			}
+			for_each_online_node(nid) {
+				u8 *copy;
+
+				if (!chunks[i].copy[nid])
+					continue;
+				copy = page_address(chunks[i].copy[nid] + p);
+				for (b = 0; b < PAGE_SIZE; b++) {
+					if (copy[b] == ((u8 *)master)[b])
+						continue;
+					first = min(first, b);
+					last = max(last, b);
+				}
+				replica_write(nid, (unsigned long)master, master,
+					      -1, PAGE_SIZE);
+				written++;
+			}
+			if (first <= last) {
+				atomic64_inc(&nr_patches);
+				atomic64_add(last - first + 1, &nr_patch_bytes);
+				log_patch((unsigned long)master + first,
+					  last - first + 1, written, true);
+			}
+		}
+		cond_resched();
+	}
+}
+
+static int sync_ret_handler(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	schedule_work(&sync_work);
+	return 0;
+}
+NOKPROBE_SYMBOL(sync_ret_handler);
+
+static int register_sync_probes(void)
+{
+	int ret;
+
+	for (nr_sync_probes = 0; arch->sync_symbols[nr_sync_probes] &&
+				 nr_sync_probes < KTR_MAX_SYNC_HOOKS;
+	     nr_sync_probes++) {
+		struct kretprobe *rp = &sync_probes[nr_sync_probes];
+
+		memset(rp, 0, sizeof(*rp));
+		rp->kp.symbol_name = arch->sync_symbols[nr_sync_probes];
+		rp->handler = sync_ret_handler;
+		rp->maxactive = 4;
+		ret = register_kretprobe(rp);
+		if (ret) {
+			pr_err("ktrepl: cannot hook %s for patch sync: %d\n",
+			       rp->kp.symbol_name, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void unregister_sync_probes(void)
+{
+	while (nr_sync_probes > 0)
+		unregister_kretprobe(&sync_probes[--nr_sync_probes]);
+	cancel_work_sync(&sync_work);
+}
 
 /* ---- workload ---------------------------------------------------- */
 
@@ -987,6 +1143,8 @@ static u64 overhead_bytes(int nid)
 static void patch_counters(u64 *patches, u64 *bytes, u64 *missed,
 			   bool *prop)
 {
+	/* a pending sync belongs to patches already made: finish it */
+	flush_work(&sync_work);
 	*patches = atomic64_read(&nr_patches);
 	*bytes = atomic64_read(&nr_patch_bytes);
 	*missed = atomic64_read(&nr_missed);
@@ -1059,6 +1217,28 @@ const struct ktrepl_provider *ktr_engine_provider(void)
 
 /* ---- init / exit ------------------------------------------------- */
 
+/*
+ * Where kallsyms has no data symbols (arm64 without KALLSYMS_ALL), the
+ * rodata segment is the run of present, read-only, non-executable
+ * mappings that follows text in the master's own tables.
+ */
+static unsigned long rodata_end_from_mappings(unsigned long start)
+{
+	unsigned long va = start;
+	int n = 0;
+
+	while (n++ < (1 << 20)) {
+		int level;
+		u64 e = READ_ONCE(*ktr_walk(master_root, va, -1, &level));
+
+		if (!arch->present(e) || arch->writable(e, level) ||
+		    arch->executable(e, level))
+			break;
+		va = (va & ~(level_size(level) - 1)) + level_size(level);
+	}
+	return va;
+}
+
 static int resolve_symbols(void)
 {
 	regions[0] = (struct ktrepl_region){
@@ -1068,17 +1248,31 @@ static int resolve_symbols(void)
 	};
 	regions[1] = (struct ktrepl_region){
 		.name = "rodata",
-		.start = ktr_ksym("__start_rodata"),
-		.end = ktr_ksym("__end_rodata"),
+		.start = ktr_ksym_quiet("__start_rodata"),
+		.end = ktr_ksym_quiet("__end_rodata"),
 	};
-	ktr_set_memory_ro = (void *)ktr_ksym("set_memory_ro");
-	ktr_set_memory_rw = (void *)ktr_ksym("set_memory_rw");
-	ktr_mm_alloc = (void *)ktr_ksym("mm_alloc");
-	ktr_text_mutex = (void *)ktr_ksym("text_mutex");
-	if (!regions[0].start || !regions[0].end || !regions[1].start ||
-	    !regions[1].end || !ktr_set_memory_ro || !ktr_set_memory_rw ||
-	    !ktr_mm_alloc || !ktr_text_mutex)
+	if (!regions[0].start || !regions[0].end)
 		return -ENOENT;
+	if (!regions[1].start || !regions[1].end) {
+		regions[1].start = PAGE_ALIGN(regions[0].end);
+		regions[1].end = rodata_end_from_mappings(regions[1].start);
+		pr_info("ktrepl: rodata taken from the master's mappings: %px-%px\n",
+			(void *)regions[1].start, (void *)regions[1].end);
+		if (regions[1].end == regions[1].start)
+			return -ENOENT;
+	}
+	ktr_text_mutex = (void *)ktr_ksym_quiet("text_mutex");
+	if (arch->protect_alias) {
+		ktr_set_memory_ro = (void *)ktr_ksym("set_memory_ro");
+		ktr_set_memory_rw = (void *)ktr_ksym("set_memory_rw");
+		if (!ktr_set_memory_ro || !ktr_set_memory_rw)
+			return -ENOENT;
+	}
+	if (arch->can_activate) {
+		ktr_mm_alloc = (void *)ktr_ksym("mm_alloc");
+		if (!ktr_mm_alloc)
+			return -ENOENT;
+	}
 	return 0;
 }
 
@@ -1095,6 +1289,7 @@ void ktr_engine_exit(void)
 		unregister_kprobe(&patch_kprobe);
 		kprobe_registered = false;
 	}
+	unregister_sync_probes();
 	free_slots();
 	if (master_mm) {
 		master_mm->pgd = master_mm_orig_pgd;
@@ -1107,15 +1302,17 @@ void ktr_engine_exit(void)
 	if (chunks) {
 		int i;
 
-		WARN_ON(protect_replicas(false));
+		if (arch->protect_alias)
+			WARN_ON(protect_replicas(false));
 		for (i = 0; i < nr_chunks; i++) {
 			if (!chunks[i].copy)
 				continue;
 			for_each_online_node(nid)
 				if (chunks[i].copy[nid])
-					__free_pages(chunks[i].copy[nid],
-						     chunks[i].page_shift - PAGE_SHIFT);
+					ktr_free(chunks[i].copy[nid],
+						 chunks[i].page_shift - PAGE_SHIFT);
 			kfree(chunks[i].copy);
+			kfree(chunks[i].sums);
 		}
 		kfree(chunks);
 	}
@@ -1124,6 +1321,11 @@ void ktr_engine_exit(void)
 	kfree(nodes);
 	nodes = NULL;
 	replicas_ready = false;
+	if (pages_allocated)
+		pr_info("ktrepl: freed %lu of %lu pages allocated\n",
+			pages_freed, pages_allocated);
+	pages_allocated = 0;
+	pages_freed = 0;
 }
 
 int ktr_engine_init(void)
@@ -1145,13 +1347,13 @@ int ktr_engine_init(void)
 	ret = ktr_ksym_init();
 	if (ret)
 		return ret;
-	ret = resolve_symbols();
-	if (ret)
-		return ret;
 	provider.master_root = arch->master_root();
 	if (!provider.master_root)
 		return -ENOENT;
 	master_root = __va(provider.master_root);
+	ret = resolve_symbols();
+	if (ret)
+		return ret;
 
 	nodes = kcalloc(nr_node_ids, sizeof(*nodes), GFP_KERNEL);
 	if (!nodes)
@@ -1181,17 +1383,24 @@ int ktr_engine_init(void)
 	ret = alloc_replicas();
 	if (ret)
 		goto fail;
-	patch_kprobe.symbol_name = arch->patch_symbol;
-	patch_kprobe.pre_handler = patch_pre_handler;
-	ret = register_kprobe(&patch_kprobe);
-	if (ret) {
-		pr_err("ktrepl: cannot hook %s for patch propagation: %d\n",
-		       arch->patch_symbol, ret);
-		goto fail;
+	if (arch->patch_symbol) {
+		patch_kprobe.symbol_name = arch->patch_symbol;
+		patch_kprobe.pre_handler = patch_pre_handler;
+		ret = register_kprobe(&patch_kprobe);
+		if (ret) {
+			pr_err("ktrepl: cannot hook %s for patch propagation: %d\n",
+			       arch->patch_symbol, ret);
+			goto fail;
+		}
+		kprobe_registered = true;
+	} else {
+		ret = register_sync_probes();
+		if (ret)
+			goto fail;
 	}
-	kprobe_registered = true;
-	copy_replicas();
-	ret = protect_replicas(true);
+	ret = copy_replicas();
+	if (!ret && arch->protect_alias)
+		ret = protect_replicas(true);
 	if (ret)
 		goto fail;
 	for_each_online_node(nid) {

@@ -21,6 +21,7 @@ struct ktr_chunk {
 	int region;
 	phys_addr_t master_pa;
 	struct page **copy;	/* [nr_node_ids]; NULL where no replica */
+	u64 *sums;		/* per page: master contents at last sync */
 };
 
 /* One page-table page a node owns (not shared with the master). */
@@ -84,11 +85,19 @@ struct ktr_arch {
 	int (*trap_insn)(u8 *buf, size_t len);
 	/* move this (lazy) CPU off a node's tables onto the master's */
 	void (*release_cpu)(void);
-	const char *patch_symbol;	/* the text-patching function hooked */
+	/* the text-patching function hooked before every write, or NULL */
+	const char *patch_symbol;
+	/*
+	 * Where the writers cannot be hooked (kprobes refuse them), entry
+	 * points whose return triggers a sync of changed master pages.
+	 */
+	const char *const *sync_symbols;
 	/* decode (va, src, len, fill) from the hooked function's arguments */
 	bool (*patch_args)(struct pt_regs *regs, unsigned long *va,
 			   const void **src, size_t *len, bool *fill);
 	bool can_activate;
+	/* can make the direct-map alias of a replica read-only */
+	bool protect_alias;
 };
 
 extern const struct ktr_arch ktr_arch_x86;
@@ -97,6 +106,7 @@ extern const struct ktr_arch ktr_arch_arm64;
 /* kallsyms for the few non-exported symbols the engine needs */
 int ktr_ksym_init(void);
 unsigned long ktr_ksym(const char *name);
+unsigned long ktr_ksym_quiet(const char *name);	/* absence is not an error */
 
 int ktr_engine_init(void);
 void ktr_engine_exit(void);

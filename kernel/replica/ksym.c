@@ -24,6 +24,11 @@ int ktr_ksym_init(void)
 	return 0;
 }
 
+unsigned long ktr_ksym_quiet(const char *name)
+{
+	return ktr_lookup_name ? ktr_lookup_name(name) : 0;
+}
+
 unsigned long ktr_ksym(const char *name)
 {
 	unsigned long addr = ktr_lookup_name ? ktr_lookup_name(name) : 0;

@@ -111,6 +111,42 @@ def _shared_libs(binary):
     return libs
 
 
+ARM64_LIBDIRS = ["/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu"]
+
+
+def _cross_libs(binary, libdirs, seen=None):
+    """NEEDED libraries of a foreign binary, recursively, from libdirs."""
+    seen = {} if seen is None else seen
+    out = subprocess.run(["readelf", "-d", "-l", binary], capture_output=True,
+                         text=True, check=True).stdout
+    names = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", out)
+    interp = re.search(r"Requesting program interpreter: (\S+)\]", out)
+    if interp:
+        for d in libdirs:
+            cand = os.path.join(d, os.path.basename(interp.group(1)))
+            if os.path.exists(cand):
+                seen[interp.group(1)] = os.path.realpath(cand)
+    for name in names:
+        if any(os.path.basename(k) == name for k in seen):
+            continue
+        for d in libdirs:
+            cand = os.path.join(d, name)
+            if os.path.exists(cand):
+                seen[os.path.join("/lib/aarch64-linux-gnu", name)] = \
+                    os.path.realpath(cand)
+                _cross_libs(cand, libdirs, seen)
+                break
+        else:
+            raise FileNotFoundError(f"{binary} needs {name}, not found")
+    return seen
+
+
+def arm64_tools():
+    """The cross-built tools for arm64 guests, if they were built."""
+    path = os.path.join(BUILD, "tools-arm64", "ktrepl-dump", "ktrepl-dump")
+    return [path] if os.path.exists(path) else []
+
+
 def build_initramfs(arch, script, out, tools=(), files=None):
     """Pack busybox, modules, tools (with their libraries) and script."""
     files = dict(files or {})
@@ -132,8 +168,11 @@ def build_initramfs(arch, script, out, tools=(), files=None):
             BUILD, f"kernel-{arch}", "ktrepl.ko")
         for tool in tools:
             files["/bin/" + os.path.basename(tool)] = tool
-            for lib in _shared_libs(tool):
-                files[lib] = lib
+            if arch == "x86_64":
+                for lib in _shared_libs(tool):
+                    files[lib] = lib
+            else:
+                files.update(_cross_libs(tool, ARM64_LIBDIRS))
         for dest, src in files.items():
             path = os.path.join(tmp, dest.lstrip("/"))
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -188,6 +227,14 @@ class Guest:
                          f"memdev=mem{nid}"]
             else:
                 args += ["-numa", f"node,nodeid={nid},cpus={cpus}"]
+        # a memoryless node is nearer to the last memory node than to the
+        # others, so "nearest" is not simply the lowest node number
+        mem_nodes = [i for i, n in enumerate(self.topo) if n["memory"]]
+        for nid, node in enumerate(self.topo):
+            if not node["memory"] and len(mem_nodes) > 1:
+                for m in mem_nodes:
+                    d = 15 if m == mem_nodes[-1] else 25
+                    args += ["-numa", f"dist,src={nid},dst={m},val={d}"]
         self.args = args
         self.proc = None
 

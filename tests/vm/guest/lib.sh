@@ -30,3 +30,31 @@ done_testing() {
 	echo "1..$T_N"
 	[ $T_FAIL = 0 ]
 }
+
+# emit NAME CMD...: CMD's output, each line tagged for the host to parse
+emit() {
+	name=$1
+	shift
+	"$@" 2>&1 | sed "s/^/@@$name@@ /"
+}
+
+# kv KEY < line: the value of KEY=... in a key=value record
+kv() {
+	sed -n "s/.*\\(^\\| \\)$1=\\([^ ]*\\).*/\\2/p"
+}
+
+# pa_node PA: the node whose memory block holds physical address PA,
+# from sysfs alone (independent of ktrepl); -1 if none
+pa_node() {
+	_bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+	_blk=$(($1 / _bs))
+	for _n in /sys/devices/system/node/node[0-9]*; do
+		if [ -e "$_n/memory$_blk" ]; then
+			echo "${_n##*node}"
+			return
+		fi
+	done
+	echo -1
+}
+
+D=/sys/kernel/debug/ktrepl

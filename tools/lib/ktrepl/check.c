@@ -70,9 +70,11 @@ const char *kt_classify(const char *arch, const uint8_t *m, const uint8_t *r,
 		if (len <= 2 && ((m[0] == 0x66 && r[0] == 0xeb) ||
 				 (r[0] == 0x66 && m[0] == 0xeb)))
 			return "jump_label";
+		if (len <= 5 && m[0] == 0xe8 && r[0] == 0xe8)
+			return at_entry ? "ftrace" : "call";
 		if (len <= 5 && (m[0] == 0xe8 || m[0] == 0xe9) &&
 		    (r[0] == 0xe8 || r[0] == 0xe9))
-			return "call";
+			return "jump_label";
 		return "unknown";
 	}
 	if (!strcmp(arch, "arm64")) {
@@ -119,6 +121,29 @@ static int read_master(struct kt_target *t, uint64_t va, void *buf,
 	return kt_memsrc_read_phys(t->src, e->pa + (va - e->va), buf, len, err);
 }
 
+/*
+ * A changed call or jump target leaves the opcode byte equal, so the
+ * range starts inside the instruction: back up to a shared e8/e9 that
+ * the range fits behind.
+ */
+static uint64_t x86_insn_start(struct diff_run *dr, const struct kt_diff *d,
+			       uint64_t at, struct kt_err *err)
+{
+	uint8_t m[4], r[4];
+	unsigned int k;
+
+	if (d->len > 4 || read_master(dr->t, at - 4, m, 4, err) ||
+	    kt_memsrc_read_phys(dr->t->src, d->replica_pa - 4, r, 4, err)) {
+		kt_err_clear(err);
+		return at;
+	}
+	for (k = 1; k <= 4 && k + d->len <= 5; k++)
+		if (m[4 - k] == r[4 - k] &&
+		    (m[4 - k] == 0xe8 || m[4 - k] == 0xe9))
+			return at - k;
+	return at;
+}
+
 /* classify on whole instructions: arm64 ones are 4-byte aligned */
 static const char *classify_range(struct diff_run *dr, const struct kt_diff *d,
 				  struct kt_err *err)
@@ -129,6 +154,8 @@ static const char *classify_range(struct diff_run *dr, const struct kt_diff *d,
 
 	if (!strcmp(dr->t->st->arch, "arm64"))
 		at &= ~3ULL;
+	else
+		at = x86_insn_start(dr, d, at, err);
 	delta = d->va - at;
 	if (read_master(dr->t, at, m, sizeof(m), err) ||
 	    kt_memsrc_read_phys(dr->t->src, d->replica_pa - delta, r, sizeof(r),
@@ -381,7 +408,11 @@ static int check_aliases(struct verify_run *vr, struct kt_err *err)
 	size_t i;
 	int ret = 0;
 
-	if (!t->st->direct_map)
+	/*
+	 * Only an executable replica makes a writable alias W+X; inactive
+	 * replicas (arm64) are executed by no CPU.
+	 */
+	if (!t->st->direct_map || !strcmp(t->st->activation, "inactive"))
 		return 0;
 	for (i = 0; i < t->st->nr_extents && !ret; i++) {
 		const struct kt_extent_state *e = &t->st->extents[i];

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# arm64: the same engine builds real replicas and node tables, which no
+# CPU switches to (activation "inactive").
+. /lib.sh
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko fault_inject=1
+S=$D/summary
+check "activation is inactive" test "$(head -n1 $S | kv activation)" = inactive
+master=$(head -n1 $S | kv master_node)
+kpa=$(awk -F'[- :]+' '/Kernel code/ {print $2; exit}' /proc/iomem)
+check "master node $master holds the kernel code (sysfs memory blocks)" \
+	test "$(pa_node $((0x$kpa)))" = "$master"
+bad=0
+n=0
+while read -r line; do
+	node=$(echo "$line" | kv node)
+	pa=$(echo "$line" | kv pa)
+	size=$(echo "$line" | kv size)
+	mem=$(grep "^node=$node " $S | kv memory_node)
+	for a in $((pa)) $((pa + size - 4096)); do
+		[ "$(pa_node $a)" = "$mem" ] || bad=$((bad + 1))
+	done
+	n=$((n + 1))
+done < $D/replicas
+check "every replica extent ($n) lies on its node's memory" test $bad = 0 -a $n -gt 0
+for n in $(grep 'role=replica' $S | kv node); do
+	pg=$(grep "^node=$n " $D/pgds)
+	check "node $n: top-level table on node $n" \
+		test "$(pa_node $(($(echo "$pg" | kv root_pa))))" = "$n"
+	check "node $n: no shared top-level entry differs" \
+		test "$(echo "$pg" | kv differing_entries)" = 0
+	check "node $n: every replicated leaf maps node-$n memory, non-global" \
+		sh -c "! grep -v 'pa_node=$n .*,NG shared=0' $D/pgtables/node$n | grep -q ."
+done
+if command -v ktrepl-dump > /dev/null; then
+	check "ktrepl-dump --verify: healthy" ktrepl-dump --verify
+	p=$(head -n1 $D/patches | kv patches)
+	echo 1 > /proc/sys/kernel/sched_schedstats
+	echo 0 > /proc/sys/kernel/sched_schedstats
+	q=$(head -n1 $D/patches | kv patches)
+	check "static key flips are propagated ($p -> $q)" test "$q" -gt "$p"
+	check "replicas identical after the flips" ktrepl-dump diff
+	R=$(grep 'role=replica' $S | head -n1 | kv node)
+	echo "flip node=$R sym=int_sqrt off=4" > $D/inject
+	ktrepl-dump --verify > /tmp/v
+	check "an injected flip is caught (exit 1)" test $? = 1
+	check "and named: int_sqrt+0x4 on node $R" \
+		grep -q "bytes: node $R .* int_sqrt+0x4 " /tmp/v
+fi
+check "rmmod ktrepl" rmmod ktrepl
+check_dmesg_clean
+done_testing

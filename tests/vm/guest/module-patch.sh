@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# Runtime text patching reaches every replica, and with propagation off
+# the replicas differ exactly where the kernel patched itself.
+. /lib.sh
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+mount -t tracefs nodev /sys/kernel/tracing
+T=/sys/kernel/tracing
+patches() { head -n1 $D/patches | kv patches; }
+identical() { ktrepl-dump diff > /tmp/diff.txt; }
+
+p=$(patches)
+echo function > $T/current_tracer
+check "function tracer on: replicas stay identical" identical
+q=$(patches)
+check "function tracer on: patch counter grew ($p -> $q)" test "$q" -gt "$p"
+echo nop > $T/current_tracer
+check "function tracer off: replicas stay identical" identical
+
+p=$(patches)
+echo 'p:ktrepl_kp do_sys_openat2' > $T/kprobe_events
+echo 1 > $T/events/kprobes/ktrepl_kp/enable
+cat /proc/self/status > /dev/null
+check "kprobe armed: replicas stay identical" identical
+echo 0 > $T/events/kprobes/ktrepl_kp/enable
+echo '-:ktrepl_kp' >> $T/kprobe_events
+check "kprobe removed: replicas stay identical" identical
+q=$(patches)
+check "kprobe: patch counter grew ($p -> $q)" test "$q" -gt "$p"
+
+p=$(patches)
+echo 1 > /proc/sys/kernel/sched_schedstats
+check "static key on: replicas stay identical" identical
+echo 0 > /proc/sys/kernel/sched_schedstats
+check "static key off: replicas stay identical" identical
+q=$(patches)
+check "static key: patch counter grew ($p -> $q)" test "$q" -gt "$p"
+check "nothing was missed while propagating" \
+	test "$(head -n1 $D/patches | kv missed)" = 0
+
+# propagation off: the same actions leave the replicas behind
+echo 0 > /sys/module/ktrepl/parameters/propagate
+echo 1 > /proc/sys/kernel/sched_schedstats
+emit jl_diff ktrepl-dump -j diff
+emit jl_patches cat $D/patches
+echo 0 > /proc/sys/kernel/sched_schedstats
+check "static key back off: replicas identical again" identical
+echo function > $T/current_tracer
+ktrepl-dump diff > /tmp/ft.txt
+ranges=$(grep -c '^node ' /tmp/ft.txt)
+ftrace=$(grep -c '\[ftrace\]$' /tmp/ft.txt)
+echo "# function tracer, no propagation: $ranges ranges, $ftrace ftrace sites"
+grep '^node ' /tmp/ft.txt | grep -v '\[ftrace\]$' | sed 's/^/# other: /' | head -20
+check "function tracer without propagation: over 1000 ftrace sites differ" \
+	test "$ftrace" -gt 1000
+check "every ftrace range is at a function's entry" \
+	sh -c "! grep '\[ftrace\]$' /tmp/ft.txt | grep -qv '+0x0 '"
+check "ftrace ranges name their functions (e.g. vfs_read)" \
+	grep -q ' vfs_read+0x0 .*\[ftrace\]$' /tmp/ft.txt
+echo nop > $T/current_tracer
+ktrepl-dump diff > /tmp/ft.txt
+check "function tracer off: no ftrace site differs any more" \
+	sh -c "! grep -q '\[ftrace\]$' /tmp/ft.txt"
+check "rmmod ktrepl" rmmod ktrepl
+check_dmesg_clean
+done_testing

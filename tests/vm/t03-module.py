@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ktrepl.ko in real guests: replicas, node tables, patch propagation,
+activation by execution, load/unload hygiene, 1-node and arm64."""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ktvm  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+tap = ktvm.Tap()
+dump_tool = ktvm.tool("ktrepl-dump")
+
+
+def guest(script, arch="x86_64", topo="2x2", cpu=None, timeout=300,
+          name=None):
+    tools = [dump_tool] if arch == "x86_64" else ktvm.arm64_tools()
+    name = name or f"[{arch} {topo}{' ' + cpu if cpu else ''}]"
+    return ktvm.run_guest(tap, arch, topo, os.path.join(HERE, "guest", script),
+                          tools=tools, name=name, cpu=cpu, timeout=timeout)
+
+
+def records(lines, tag):
+    pre = f"@@{tag}@@ "
+    return [line[len(pre):] for line in lines if line.startswith(pre)]
+
+
+def kv(line):
+    return dict(f.split("=", 1) for f in line.split() if "=" in f)
+
+
+# load: on every topology, and with 5-level paging (-cpu max has LA57)
+for topo, cpu in (("2x2", None), ("4x1", None), ("2x2+memless", None),
+                  ("2x2", "max")):
+    lines = guest("module-load.sh", topo=topo, cpu=cpu)
+    summ = [kv(r) for r in records(lines, "summary")]
+    if summ:
+        levels = summ[0].get("paging_levels")
+        want = "5" if cpu == "max" else "4"
+        tap.ok(levels == want, f"[x86_64 {topo} {cpu or 'default'}] guest "
+               f"runs {want}-level paging (summary says {levels})")
+        over = [int(s["overhead_bytes"]) for s in summ
+                if s.get("role") == "replica"]
+        tap.diag(f"per-node overhead: {over} bytes")
+        tap.ok(over and all(16 << 20 < o < 48 << 20 for o in over),
+               f"[x86_64 {topo}] per-node overhead is tens of MiB: {over}")
+    else:
+        tap.ok(False, f"[x86_64 {topo}] summary was emitted")
+
+# patching with and without propagation
+lines = guest("module-patch.sh", timeout=500)
+diff = None
+for r in records(lines, "jl_diff"):
+    diff = json.loads(r)
+patch_recs = [kv(r) for r in records(lines, "jl_patches")
+              if r.startswith("seq=")]
+missed = [(int(p["va"], 16), int(p["len"])) for p in patch_recs
+          if p.get("propagated") == "0"]
+ranges = [(int(d["va"], 16), int(d["len"]), d["kind"], d["sym"])
+          for d in (diff or {}).get("diffs", [])]
+tap.ok(len(ranges) > 0, f"static key without propagation: replicas differ "
+       f"({len(ranges)} ranges)")
+tap.ok(all(k == "jump_label" for _, _, k, _ in ranges),
+       "every differing range is classified as a jump label",
+       "\n".join(f"{hex(v)} {n} {k} {s}" for v, n, k, s in ranges))
+outside = [(hex(v), n) for v, n, _, _ in ranges
+           if not any(v < pv + pn and pv < v + n for pv, pn in missed)]
+tap.ok(not outside, "every differing range is a logged patch site",
+       f"not logged: {outside}")
+unseen = sorted({hex(pv) for pv, pn in missed
+                 if not any(v <= pv < v + n for v, n, _, _ in ranges)})
+tap.ok(len(missed) > 0 and not unseen,
+       f"every logged unpropagated patch ({len(missed)}) shows up in the "
+       "diff", f"missing: {unseen}")
+
+# the workload and the activation proof
+lines = guest("module-workload.sh")
+pgds = [kv(r) for r in records(lines, "pgds") if r.startswith("node=")]
+summ = [kv(r) for r in records(lines, "summary")]
+roots = {int(p["node"]): p["root_pa"] for p in pgds}
+master_root = summ[0]["master_root_pa"] if summ else None
+replica_nodes = [int(s["node"]) for s in summ if s.get("role") == "replica"]
+t1 = {t["pid"]: t for t in map(kv, records(lines, "tasks1"))}
+t2 = {t["pid"]: t for t in map(kv, records(lines, "tasks2"))}
+tap.ok(len(t1) == len(roots) and len(t2) == len(roots),
+       f"one workload thread per node ({len(t1)})")
+for pid, t in t2.items():
+    node = int(t["node"])
+    tap.ok(t["root_pa"] == roots.get(node),
+           f"node {node} worker runs on node {node}'s root "
+           f"({t['root_pa']} vs {roots.get(node)})")
+    if node in replica_nodes:
+        tap.ok(t["root_pa"] != master_root,
+               f"node {node} worker is not on the master's tables")
+    tap.ok(int(t["iterations"]) > int(t1.get(pid, {}).get("iterations", 0)),
+           f"node {node} worker keeps running "
+           f"({t1.get(pid, {}).get('iterations')} -> {t['iterations']})")
+    cpus = next((s["cpus"] for s in summ if s.get("node") == str(node)), "")
+    lo, _, hi = cpus.partition("-")
+    tap.ok(cpus and int(lo) <= int(t["cpu"]) <= int(hi or lo),
+           f"node {node} worker runs on a node-{node} CPU ({t['cpu']} in "
+           f"{cpus})")
+rep = next((int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
+                                      for x in lines) if m), None)
+t3 = [kv(r) for r in records(lines, "tasks3")]
+wl = [kv(r) for r in records(lines, "workload")]
+for t in t3:
+    node = int(t["node"])
+    want = "42" if node == rep else "1024"
+    tap.ok(t["probe"] == want,
+           f"after changing int_sqrt in node {rep}'s replica only, node "
+           f"{node}'s worker computes int_sqrt(2^20) = {t['probe']} "
+           f"(want {want})")
+tap.ok(wl and wl[0].get("master_probe") == "1024",
+       "a master context still computes int_sqrt(2^20) = 1024")
+
+guest("module-cycles.sh", timeout=600)
+guest("module-onenode.sh", topo="1x2")
+guest("module-arm64.sh", arch="arm64", timeout=400)
+tap.done()
