@@ -33,6 +33,10 @@ ARCHES = {
         "machine": ["-M", "q35"],
         "console": "ttyS0",
         "busybox": "/bin/busybox",
+        # multi-threaded TCG loses cross-CPU code modification on x86
+        # guests: enabling the function tracer then hangs in
+        # text_poke_sync now and then, with or without ktrepl loaded
+        "accel": "tcg,thread=single",
         "extra_modules": [],
     },
     "arm64": {
@@ -40,6 +44,7 @@ ARCHES = {
         "qemu": "qemu-system-aarch64",
         "machine": ["-M", "virt", "-cpu", "max"],
         "console": "ttyAMA0",
+        "accel": "tcg",
         "busybox": os.path.join(CACHE, "arm64-busybox", "bin", "busybox"),
         "extra_modules": [],
     },
@@ -205,7 +210,8 @@ class Guest:
         a = ARCHES[arch]
         ncpus = sum(n["cpus"] for n in self.topo)
         nmem = sum(1 for n in self.topo if n["memory"])
-        args = [a["qemu"], *a["machine"], "-accel", "tcg",
+        args = [a["qemu"], *a["machine"], "-accel",
+                os.environ.get("KTREPL_ACCEL", a["accel"]),
                 "-smp", f"{ncpus},sockets={len(self.topo)},"
                 f"cores={self.topo[0]['cpus']},threads=1", "-m", f"{mem_per_node * nmem}M",
                 "-kernel", kernel_image(arch), "-initrd", initrd,
@@ -228,13 +234,17 @@ class Guest:
             else:
                 args += ["-numa", f"node,nodeid={nid},cpus={cpus}"]
         # a memoryless node is nearer to the last memory node than to the
-        # others, so "nearest" is not simply the lowest node number
+        # others, so "nearest" is not simply the lowest node number; QEMU
+        # wants every pair once any distance is given
         mem_nodes = [i for i, n in enumerate(self.topo) if n["memory"]]
-        for nid, node in enumerate(self.topo):
-            if not node["memory"] and len(mem_nodes) > 1:
-                for m in mem_nodes:
-                    d = 15 if m == mem_nodes[-1] else 25
-                    args += ["-numa", f"dist,src={nid},dst={m},val={d}"]
+        if len(mem_nodes) < len(self.topo) and len(mem_nodes) > 1:
+            for a in range(len(self.topo)):
+                for b in range(a + 1, len(self.topo)):
+                    if self.topo[a]["memory"] and self.topo[b]["memory"]:
+                        d = 20
+                    else:
+                        d = 15 if mem_nodes[-1] in (a, b) else 25
+                    args += ["-numa", f"dist,src={a},dst={b},val={d}"]
         self.args = args
         self.proc = None
 

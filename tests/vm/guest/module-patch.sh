@@ -52,6 +52,7 @@ echo "# function tracer, no propagation: $ranges ranges, $ftrace ftrace sites"
 grep '^node ' /tmp/ft.txt | grep -v '\[ftrace\]$' | sed 's/^/# other: /' | head -20
 check "function tracer without propagation: over 1000 ftrace sites differ" \
 	test "$ftrace" -gt 1000
+grep '\[ftrace\]$' /tmp/ft.txt | grep -v '+0x0 ' | head -5 | sed 's/^/# not at entry: /'
 check "every ftrace range is at a function's entry" \
 	sh -c "! grep '\[ftrace\]$' /tmp/ft.txt | grep -qv '+0x0 '"
 check "ftrace ranges name their functions (e.g. vfs_read)" \

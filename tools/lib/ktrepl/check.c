@@ -44,6 +44,16 @@ int kt_target_init(struct kt_target *t, struct kt_state *st,
 
 /* ---- diff -------------------------------------------------------- */
 
+/* is sym "name+0xOFF" with exactly this offset? (4: after an endbr64) */
+static bool sym_offset_is(const char *sym, unsigned long long off)
+{
+	const char *plus = sym ? strrchr(sym, '+') : NULL;
+	char *end;
+
+	return plus && strtoull(plus + 1, &end, 16) == off && !*end &&
+	       end != plus + 1;
+}
+
 const char *kt_classify(const char *arch, const uint8_t *m, const uint8_t *r,
 			uint64_t len, const char *sym)
 {
@@ -54,10 +64,7 @@ const char *kt_classify(const char *arch, const uint8_t *m, const uint8_t *r,
 	if (!strcmp(arch, "x86_64")) {
 		bool m_nop5 = len <= 5 && !memcmp(m, nop5, len);
 		bool r_nop5 = len <= 5 && !memcmp(r, nop5, len);
-		bool at_entry = sym && (strstr(sym, "+0x0") ==
-						sym + strcspn(sym, "+") ||
-					strstr(sym, "+0x4") ==
-						sym + strcspn(sym, "+"));
+		bool at_entry = sym_offset_is(sym, 0) || sym_offset_is(sym, 4);
 
 		if (len == 1 && (m[0] == 0xcc || r[0] == 0xcc))
 			return "kprobe";
@@ -144,39 +151,22 @@ static uint64_t x86_insn_start(struct diff_run *dr, const struct kt_diff *d,
 	return at;
 }
 
-/* classify on whole instructions: arm64 ones are 4-byte aligned */
-static const char *classify_range(struct diff_run *dr, const struct kt_diff *d,
-				  struct kt_err *err)
-{
-	uint64_t at = d->va, delta;
-	uint8_t m[KT_DIFF_SHOW], r[KT_DIFF_SHOW];
-	char sym[sizeof(d->sym)];
-
-	if (!strcmp(dr->t->st->arch, "arm64"))
-		at &= ~3ULL;
-	else
-		at = x86_insn_start(dr, d, at, err);
-	delta = d->va - at;
-	if (read_master(dr->t, at, m, sizeof(m), err) ||
-	    kt_memsrc_read_phys(dr->t->src, d->replica_pa - delta, r, sizeof(r),
-				err)) {
-		kt_err_clear(err);
-		return "unknown";
-	}
-	kt_symtab_format(dr->t->syms, at, sym, sizeof(sym));
-	return kt_classify(dr->t->st->arch, m, r, d->len + delta,
-			   dr->t->syms ? sym : NULL);
-}
-
 static int flush_range(struct diff_run *dr, struct kt_err *err)
 {
 	struct kt_diff *d = &dr->cur;
-	uint64_t show;
+	uint64_t show, at;
 
 	if (!dr->open)
 		return 0;
 	dr->open = false;
 	d->len = dr->last - d->va + 1;
+	/* report whole instructions: a changed call target starts at e8 */
+	at = strcmp(dr->t->st->arch, "x86_64") ? d->va :
+						 x86_insn_start(dr, d, d->va, err);
+	d->len += d->va - at;
+	d->replica_pa -= d->va - at;
+	d->master_pa -= d->va - at;
+	d->va = at;
 	show = d->len < KT_DIFF_SHOW ? d->len : KT_DIFF_SHOW;
 	/* re-read the exact bytes: the range may span two blocks */
 	if (read_master(dr->t, d->va, d->master, show, err) ||
@@ -189,7 +179,8 @@ static int flush_range(struct diff_run *dr, struct kt_err *err)
 		kt_err_clear(err);
 	}
 	kt_symtab_format(dr->t->syms, d->va, d->sym, sizeof(d->sym));
-	d->kind = classify_range(dr, d, err);
+	d->kind = kt_classify(dr->t->st->arch, d->master, d->replica, d->len,
+			      dr->t->syms ? d->sym : NULL);
 	return dr->fn(d, dr->arg);
 }
 
