@@ -63,7 +63,7 @@ tools-arm64:
 	$(MAKE) -C $(BUILD)/tools-arm64/lib/ktrepl clean
 	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump clean
 	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump CC=$(CROSS_COMPILE_ARM64)gcc \
-		AR=$(CROSS_COMPILE_ARM64)ar
+		AR=$(CROSS_COMPILE_ARM64)ar KTREPL_SRC=$(CURDIR)
 
 crash-ext: tools
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext; fi

@@ -17,8 +17,12 @@ static int __init ktrepl_init(void)
 		       ret);
 		return ret;
 	}
-	ktrepl_publish(ktr_engine_provider());
-	return 0;
+	ret = ktrepl_publish(ktr_engine_provider());
+	if (ret) {
+		ktr_engine_exit();
+		pr_err("ktrepl: not loaded: publishing failed (%d)\n", ret);
+	}
+	return ret;
 }
 
 static void __exit ktrepl_exit(void)

@@ -10,6 +10,7 @@
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -22,7 +23,7 @@
 #define KTREPL_MAX_TASKS 64
 #define KTREPL_MAX_LOG 256
 
-static const struct ktrepl_provider *prov;
+static struct ktrepl_provider *prov;
 static struct dentry *ktrepl_dir;
 
 static const char *const activation_names[] = {
@@ -31,6 +32,11 @@ static const char *const activation_names[] = {
 	[KTREPL_ACT_WORKLOAD] = "workload",
 	[KTREPL_ACT_PERCPU] = "percpu",
 };
+
+const char *ktrepl_activation_name(enum ktrepl_activation act)
+{
+	return activation_names[act];
+}
 
 static const char *node_role(int nid)
 {
@@ -56,6 +62,8 @@ static int summary_show(struct seq_file *m, void *v)
 	bool propagate;
 	int nid, r;
 
+	if (prov->flush)
+		prov->flush();
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
@@ -211,6 +219,8 @@ static int patches_show(struct seq_file *m, void *v)
 	bool propagate;
 	int i, n;
 
+	if (prov->flush)
+		prov->flush();
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
 	seq_printf(m, "patches=%llu bytes=%llu missed=%llu propagate=%d\n",
 		   patches, bytes, missed, propagate);
@@ -233,6 +243,7 @@ static int tasks_show(struct seq_file *m, void *v)
 	struct ktrepl_task_record *recs;
 	int i, n;
 
+	ktrepl_desc_refresh();
 	recs = kcalloc(KTREPL_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
@@ -318,18 +329,27 @@ static const struct file_operations inject_fops = {
 	.write = inject_write,
 };
 
-void ktrepl_publish(const struct ktrepl_provider *provider)
+int ktrepl_publish(struct ktrepl_provider *provider)
 {
 	struct dentry *pgtables;
 	char name[16];
-	int nid;
+	int nid, ret;
 
 	prov = provider;
+	if (prov->activation != KTREPL_ACT_NONE) {
+		ret = ktrepl_desc_publish(prov);
+		if (ret) {
+			pr_err("ktrepl: cannot build the vmcore descriptor: %d\n",
+			       ret);
+			return ret;
+		}
+		WRITE_ONCE(provider->changed, ktrepl_desc_refresh);
+	}
 	ktrepl_dir = debugfs_create_dir("ktrepl", NULL);
 	debugfs_create_file("abi", 0400, ktrepl_dir, NULL, &abi_fops);
 	debugfs_create_file("summary", 0400, ktrepl_dir, NULL, &summary_fops);
 	if (prov->activation == KTREPL_ACT_NONE)
-		return;
+		return 0;
 	debugfs_create_file("replicas", 0400, ktrepl_dir, NULL, &replicas_fops);
 	debugfs_create_file("pgds", 0400, ktrepl_dir, NULL, &pgds_fops);
 	debugfs_create_file("patches", 0400, ktrepl_dir, NULL, &patches_fops);
@@ -347,10 +367,17 @@ void ktrepl_publish(const struct ktrepl_provider *provider)
 	if (prov->inject)
 		debugfs_create_file("inject", 0200, ktrepl_dir, NULL,
 				    &inject_fops);
+	return 0;
 }
 
 void ktrepl_unpublish(void)
 {
 	debugfs_remove_recursive(ktrepl_dir);
 	ktrepl_dir = NULL;
+	if (prov && prov->changed) {
+		WRITE_ONCE(((struct ktrepl_provider *)prov)->changed, NULL);
+		/* a patch hook may be inside the old callback right now */
+		synchronize_rcu();
+	}
+	ktrepl_desc_unpublish();
 }

@@ -4,7 +4,12 @@
 
 #include "ktrepl_provider.h"
 
-void ktrepl_publish(const struct ktrepl_provider *provider);
+int ktrepl_publish(struct ktrepl_provider *provider);
 void ktrepl_unpublish(void);
+const char *ktrepl_activation_name(enum ktrepl_activation act);
+
+int ktrepl_desc_publish(const struct ktrepl_provider *provider);
+void ktrepl_desc_unpublish(void);
+void ktrepl_desc_refresh(void);
 
 #endif

@@ -96,6 +96,8 @@ struct ktrepl_provider {
 
 	void (*patch_counters)(u64 *patches, u64 *bytes, u64 *missed,
 			       bool *propagate);
+	/* optional: finish propagation already under way (may sleep) */
+	void (*flush)(void);
 	/* copy up to max newest records, newest last; returns count */
 	int (*patch_log)(struct ktrepl_patch_record *recs, int max);
 	int (*tasks)(struct ktrepl_task_record *recs, int max);
@@ -106,6 +108,11 @@ struct ktrepl_provider {
 	bool (*workload_running)(void);
 	/* optional, only with fault_inject=1 */
 	int (*inject)(const char *cmd);
+	/*
+	 * Set by the publisher: called (possibly in atomic context) after
+	 * counters or tasks changed, to refresh the vmcore descriptor.
+	 */
+	void (*changed)(void);
 };
 
 #endif

@@ -601,6 +601,16 @@ static bool in_replicated(unsigned long va, size_t len)
 	       va < last->va + (1UL << last->page_shift);
 }
 
+static struct ktrepl_provider provider;
+
+static void notify_changed(void)
+{
+	void (*fn)(void) = READ_ONCE(provider.changed);
+
+	if (fn)
+		fn();
+}
+
 static void log_patch(unsigned long va, size_t len, unsigned int written,
 		      bool propagated)
 {
@@ -640,6 +650,7 @@ static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	if (!READ_ONCE(propagate)) {
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
+		notify_changed();
 		return 0;
 	}
 	for_each_online_node(nid) {
@@ -654,6 +665,7 @@ static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
 	log_patch(va, len, written, true);
+	notify_changed();
 	return 0;
 }
 NOKPROBE_SYMBOL(patch_pre_handler);
@@ -709,6 +721,7 @@ static void sync_changed_fn(struct work_struct *work)
 		}
 		cond_resched();
 	}
+	notify_changed();
 }
 
 static int sync_ret_handler(struct kretprobe_instance *ri,
@@ -841,6 +854,7 @@ static int workload_ctl(bool start)
 		if (!start)
 			workload_stop_locked();
 		mutex_unlock(&workload_lock);
+		notify_changed();
 		return 0;
 	}
 	for_each_online_node(nid) {
@@ -865,6 +879,7 @@ static int workload_ctl(bool start)
 	if (ret)
 		workload_stop_locked();
 	mutex_unlock(&workload_lock);
+	notify_changed();
 	return ret;
 }
 
@@ -931,8 +946,11 @@ static int inject(const char *cmd)
 		va = ktr_ksym(name);
 		if (!va)
 			return -ENOENT;
+		/* off= may be negative: "sym=_etext off=-1" is text's last byte */
 		if (!inject_parse(cmd, "off=", &off))
 			va += off;
+		else if (!inject_parse(cmd, "off=-", &off))
+			va -= off;
 	} else if (inject_parse(cmd, "va=", &va) && !str_has_prefix(cmd, "pgd")) {
 		return -EINVAL;
 	}
@@ -1143,12 +1161,16 @@ static u64 overhead_bytes(int nid)
 static void patch_counters(u64 *patches, u64 *bytes, u64 *missed,
 			   bool *prop)
 {
-	/* a pending sync belongs to patches already made: finish it */
-	flush_work(&sync_work);
 	*patches = atomic64_read(&nr_patches);
 	*bytes = atomic64_read(&nr_patch_bytes);
 	*missed = atomic64_read(&nr_missed);
 	*prop = READ_ONCE(propagate);
+}
+
+/* a pending sync belongs to patches already made: finish it */
+static void flush_sync(void)
+{
+	flush_work(&sync_work);
 }
 
 static int patch_log(struct ktrepl_patch_record *recs, int max)
@@ -1202,6 +1224,7 @@ static struct ktrepl_provider provider = {
 	.root_diff = root_diff,
 	.overhead_bytes = overhead_bytes,
 	.patch_counters = patch_counters,
+	.flush = flush_sync,
 	.patch_log = patch_log,
 	.tasks = tasks,
 	.workload_ctl = workload_ctl,
@@ -1210,7 +1233,7 @@ static struct ktrepl_provider provider = {
 	.read_root = read_root,
 };
 
-const struct ktrepl_provider *ktr_engine_provider(void)
+struct ktrepl_provider *ktr_engine_provider(void)
 {
 	return &provider;
 }

@@ -103,13 +103,10 @@ struct ktr_arch {
 extern const struct ktr_arch ktr_arch_x86;
 extern const struct ktr_arch ktr_arch_arm64;
 
-/* kallsyms for the few non-exported symbols the engine needs */
-int ktr_ksym_init(void);
-unsigned long ktr_ksym(const char *name);
-unsigned long ktr_ksym_quiet(const char *name);	/* absence is not an error */
+#include "ktrepl_ksym.h"
 
 int ktr_engine_init(void);
 void ktr_engine_exit(void);
-const struct ktrepl_provider *ktr_engine_provider(void);
+struct ktrepl_provider *ktr_engine_provider(void);
 
 #endif

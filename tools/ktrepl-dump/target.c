@@ -83,6 +83,63 @@ static int load_symbols(struct dump_target *dt, struct kt_err *err)
 	return ret ? kt_err_wrap(err, "%s", path) : 0;
 }
 
+/* A vmlinux from another build would name every address wrongly. */
+static int check_vmlinux_matches(struct dump_target *dt, struct kt_err *err)
+{
+	char dump_id[128], file_id[128];
+
+	if (!dump.vmlinux_path ||
+	    kt_memsrc_vmcoreinfo(dt->src, "BUILD-ID", dump_id, sizeof(dump_id),
+				 err)) {
+		kt_err_clear(err);
+		return 0;	/* nothing to compare against */
+	}
+	if (kt_elf_build_id(dump.vmlinux_path, file_id, sizeof(file_id), err))
+		return -err->code;
+	if (strcmp(dump_id, file_id))
+		return kt_err_set(err, EINVAL,
+				  "%s does not match the dump: build id %s, the dump's is %s",
+				  dump.vmlinux_path, file_id, dump_id);
+	return 0;
+}
+
+static int open_offline(struct dump_target *dt)
+{
+	struct kt_err err;
+	uint64_t pa;
+	int ret;
+
+	kt_err_clear(&err);
+	ret = dump_open_memsrc(&dt->src);
+	if (ret)
+		return ret;
+	ret = check_vmlinux_matches(dt, &err);
+	if (!ret)
+		ret = kt_state_find_descriptor(dt->src, &pa, &err);
+	if (!ret)
+		ret = kt_state_load_descriptor(&dt->st, dt->src, pa, &err);
+	if (ret) {
+		kt_memsrc_close(dt->src);
+		dt->src = NULL;
+		return dump_fail(&err);
+	}
+	if (!strcmp(dt->st.activation, "none")) {
+		dump_target_close(dt);
+		kt_err_set(&err, ENOENT,
+			   "nothing is replicated in this dump: one memory node");
+		return dump_fail(&err);
+	}
+	ret = load_symbols(dt, &err);
+	if (!ret)
+		ret = kt_target_init(&dt->t, &dt->st, dt->src,
+				     dt->have_syms ? &dt->syms : NULL, &err);
+	if (ret) {
+		dump_target_close(dt);
+		return dump_fail(&err);
+	}
+	return 0;
+}
+
 int dump_target_open(struct dump_target *dt)
 {
 	struct kt_err err;
@@ -90,11 +147,8 @@ int dump_target_open(struct dump_target *dt)
 
 	memset(dt, 0, sizeof(*dt));
 	kt_err_clear(&err);
-	if (dump.vmcore_path || dump.raw_path) {
-		kt_err_set(&err, ENOTSUP,
-			   "offline state needs the vmcore descriptor, which this build does not read yet; use live mode");
-		return dump_fail(&err);
-	}
+	if (dump.vmcore_path || dump.raw_path)
+		return open_offline(dt);
 	if (geteuid() != 0 && !getenv("KTREPL_NO_ROOT_CHECK")) {
 		kt_err_set(&err, EPERM,
 			   "live inspection needs root (it reads %s and %s)",

@@ -44,6 +44,15 @@ int kt_memsrc_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 	return src->ops->vmcoreinfo(src, key, val, len, err);
 }
 
+int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
+		       struct kt_err *err)
+{
+	if (!src->ops->phys_end)
+		return kt_err_set(err, ENOTSUP, "%s %s cannot tell its size",
+				  src->ops->name, src->path);
+	return src->ops->phys_end(src, end, err);
+}
+
 void kt_memsrc_close(struct kt_memsrc *src)
 {
 	if (!src)

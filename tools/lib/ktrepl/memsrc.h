@@ -27,6 +27,9 @@ struct kt_memsrc_ops {
 	 */
 	int (*vmcoreinfo)(struct kt_memsrc *src, const char *key, char *val,
 			  size_t len, struct kt_err *err);
+	/* Optional: one past the highest physical address, for scans. */
+	int (*phys_end)(struct kt_memsrc *src, uint64_t *end,
+			struct kt_err *err);
 	void (*close)(struct kt_memsrc *src);
 };
 
@@ -40,6 +43,8 @@ int kt_memsrc_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 			size_t len, struct kt_err *err);
 int kt_memsrc_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 			 size_t len, struct kt_err *err);
+int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
+		       struct kt_err *err);
 void kt_memsrc_close(struct kt_memsrc *src);
 
 /* A raw file whose byte at offset (pa - base) is physical address pa. */

@@ -39,6 +39,15 @@ static int raw_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 	return 0;
 }
 
+static int raw_phys_end(struct kt_memsrc *src, uint64_t *end,
+			struct kt_err *err)
+{
+	struct raw_image *img = src->priv;
+
+	*end = img->base + img->size;
+	return 0;
+}
+
 static void raw_close(struct kt_memsrc *src)
 {
 	struct raw_image *img = src->priv;
@@ -50,6 +59,7 @@ static void raw_close(struct kt_memsrc *src)
 static const struct kt_memsrc_ops raw_ops = {
 	.name = "raw image",
 	.read_phys = raw_read_phys,
+	.phys_end = raw_phys_end,
 	.close = raw_close,
 };
 

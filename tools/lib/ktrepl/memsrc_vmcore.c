@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <libkdumpfile/kdumpfile.h>
 #include <stdio.h>
@@ -38,19 +40,41 @@ static int vmcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 				  "");
 }
 
+/* The last "key=" line wins: a later line overrides an earlier one. */
 static int vmcore_vmcoreinfo(struct kt_memsrc *src, const char *key,
 			     char *val, size_t len, struct kt_err *err)
 {
 	struct vmcore *vc = src->priv;
-	char *line = NULL;
-	kdump_status st;
+	size_t klen = strlen(key);
+	const char *found = NULL, *p;
+	char *raw = NULL;
 
-	st = kdump_vmcoreinfo_line(vc->ctx, key, &line);
-	if (st != KDUMP_OK)
-		return kt_err_set(err, ENOENT, "VMCOREINFO has no %s: %s", key,
+	if (kdump_vmcoreinfo_raw(vc->ctx, &raw) != KDUMP_OK || !raw)
+		return kt_err_set(err, ENOENT, "the dump has no VMCOREINFO");
+	for (p = raw; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == '=')
+			found = p + klen + 1;
+	if (!found) {
+		free(raw);
+		return kt_err_set(err, ENOENT, "VMCOREINFO has no %s", key);
+	}
+	snprintf(val, len, "%.*s", (int)strcspn(found, "\n"), found);
+	free(raw);
+	return 0;
+}
+
+static int vmcore_phys_end(struct kt_memsrc *src, uint64_t *end,
+			   struct kt_err *err)
+{
+	struct vmcore *vc = src->priv;
+	kdump_num_t max_pfn, page_size;
+
+	if (kdump_get_number_attr(vc->ctx, "max_pfn", &max_pfn) != KDUMP_OK ||
+	    kdump_get_number_attr(vc->ctx, KDUMP_ATTR_PAGE_SIZE, &page_size) !=
+		    KDUMP_OK)
+		return kt_err_set(err, ENOENT, "the dump does not say how big memory is: %s",
 				  kdump_get_err(vc->ctx));
-	snprintf(val, len, "%s", line);
-	free(line);
+	*end = (uint64_t)max_pfn * page_size;
 	return 0;
 }
 
@@ -67,6 +91,7 @@ static const struct kt_memsrc_ops vmcore_ops = {
 	.name = "vmcore",
 	.read_phys = vmcore_read_phys,
 	.vmcoreinfo = vmcore_vmcoreinfo,
+	.phys_end = vmcore_phys_end,
 	.close = vmcore_close,
 };
 
@@ -123,6 +148,48 @@ static void vmcore_fix_arch(kdump_ctx_t *ctx, const char *path)
 	kdump_clear_err(ctx);
 }
 
+/*
+ * libkdumpfile reads past the end of a cut ELF dump as if the memory
+ * were there; a copy cut short in transfer must be an error, not a
+ * replica that looks like zeroes.
+ */
+static int vmcore_check_elf_complete(int fd, const char *path,
+				     struct kt_err *err)
+{
+	size_t nr_phdrs, i;
+	struct stat sb;
+	int ret = 0;
+	Elf *elf;
+
+	if (fstat(fd, &sb))
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return 0;	/* not ELF: the other formats check themselves */
+	}
+	if (!elf_getphdrnum(elf, &nr_phdrs)) {
+		for (i = 0; i < nr_phdrs; i++) {
+			GElf_Phdr phdr;
+
+			if (!gelf_getphdr(elf, (int)i, &phdr))
+				continue;
+			if (phdr.p_offset + phdr.p_filesz > (uint64_t)sb.st_size) {
+				ret = kt_err_set(err, EIO,
+						 "%s: truncated vmcore: segment %zu (physical 0x%" PRIx64 ") ends at byte %" PRIu64 ", the file has %" PRIu64,
+						 path, i, (uint64_t)phdr.p_paddr,
+						 (uint64_t)(phdr.p_offset + phdr.p_filesz),
+						 (uint64_t)sb.st_size);
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	return ret;
+}
+
 int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 			  struct kt_err *err)
 {
@@ -136,6 +203,12 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 	vc->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (vc->fd < 0) {
 		ret = kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+		free(vc);
+		return ret;
+	}
+	ret = vmcore_check_elf_complete(vc->fd, path, err);
+	if (ret) {
+		close(vc->fd);
 		free(vc);
 		return ret;
 	}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "memsrc.h"
 
 /* The ABI versions this library reads; see docs/abi.md. */
 #define KT_ABI_MIN 1
@@ -103,6 +104,15 @@ struct kt_state {
 int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 			  struct kt_err *err);
 void kt_state_free(struct kt_state *st);
+
+/*
+ * The same facts from a dump: locate the descriptor (VMCOREINFO's
+ * KTREPL_DESCRIPTOR, else a scan of page starts) and read it.
+ */
+int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
+			     struct kt_err *err);
+int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
+			     uint64_t pa, struct kt_err *err);
 
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
 int kt_state_region(const struct kt_state *st, const char *name);

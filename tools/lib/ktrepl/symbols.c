@@ -197,3 +197,50 @@ void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
 	else
 		snprintf(buf, len, "0x%" PRIx64, addr);
 }
+
+int kt_elf_build_id(const char *path, char *buf, size_t len,
+		    struct kt_err *err)
+{
+	Elf_Scn *scn = NULL;
+	int fd, ret = -1;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		GElf_Nhdr nhdr;
+		size_t off = 0, name_off, desc_off, i;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nhdr, &name_off,
+						   &desc_off)) > 0) {
+			const uint8_t *d = (const uint8_t *)data->d_buf + desc_off;
+			const char *name = (const char *)data->d_buf + name_off;
+
+			/* other owners (Xen, Linux) use type 3 as well */
+			if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
+			    memcmp(name, "GNU", 4) ||
+			    nhdr.n_descsz * 2 + 1 > len)
+				continue;
+			for (i = 0; i < nhdr.n_descsz; i++)
+				snprintf(buf + 2 * i, 3, "%02x", d[i]);
+			ret = 0;
+			goto out;
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (ret)
+		return kt_err_set(err, EINVAL, "%s: no build id (not a vmlinux?)",
+				  path);
+	return 0;
+}

@@ -39,4 +39,8 @@ const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *tab,
 void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
 		      size_t len);
 
+/* the GNU build id of an ELF file, as lowercase hex */
+int kt_elf_build_id(const char *path, char *buf, size_t len,
+		    struct kt_err *err);
+
 #endif

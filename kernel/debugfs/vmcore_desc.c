@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vmcore descriptor (include/ktrepl_desc.h): the published facts in
+ * one physically contiguous block, announced in VMCOREINFO, so that a
+ * dump taken by kdump or QEMU tells offline tools where everything is.
+ */
+#include <linux/elf.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+#include "ktrepl_abi.h"
+#include "ktrepl_desc.h"
+#include "ktrepl_ksym.h"
+#include "publish.h"
+
+#define KTREPL_DESC_MAX_TASKS 64
+#define VMCOREINFO_NAME "VMCOREINFO"
+
+static const struct ktrepl_provider *prov;
+static struct ktrepl_desc *desc;
+static struct page *desc_pages;
+static unsigned int desc_order;
+
+/* VMCOREINFO internals, reachable through kallsyms where it has data */
+static void (*append_str)(const char *fmt, ...);
+static size_t *info_size;
+static unsigned char **info_data;
+static u32 **info_note;
+static size_t size_before, size_after;
+
+struct extent_fill {
+	struct ktrepl_desc_extent *ext;
+	unsigned int n, max;
+	int node, region;
+};
+
+static int fill_extent(const struct ktrepl_extent *e, void *arg)
+{
+	struct extent_fill *f = arg;
+	struct ktrepl_desc_extent *d;
+
+	if (f->n >= f->max)
+		return -ENOSPC;
+	d = &f->ext[f->n++];
+	d->node = f->node;
+	d->region = f->region;
+	d->va = e->va;
+	d->pa = e->pa;
+	d->size = e->size;
+	d->page_shift = e->page_shift;
+	d->pa_node = pfn_valid(PHYS_PFN(e->pa)) ?
+			     page_to_nid(pfn_to_page(PHYS_PFN(e->pa))) :
+			     -1;
+	return 0;
+}
+
+static int count_extent(const struct ktrepl_extent *e, void *arg)
+{
+	(*(unsigned int *)arg)++;
+	return 0;
+}
+
+static u32 node_role(int nid)
+{
+	if (nid == prov->master_node)
+		return KTREPL_DESC_ROLE_MASTER;
+	if (prov->memory_node(nid) != nid)
+		return KTREPL_DESC_ROLE_ALIAS;
+	return KTREPL_DESC_ROLE_REPLICA;
+}
+
+/* counters and tasks: safe in atomic context except the task part */
+void ktrepl_desc_refresh(void)
+{
+	struct ktrepl_task_record *recs;
+	struct ktrepl_desc_task *tasks;
+	u64 patches, bytes, missed;
+	bool propagate;
+	int i, n;
+
+	if (!desc)
+		return;
+	prov->patch_counters(&patches, &bytes, &missed, &propagate);
+	WRITE_ONCE(desc->patches, patches);
+	WRITE_ONCE(desc->patch_bytes, bytes);
+	WRITE_ONCE(desc->patches_missed, missed);
+	WRITE_ONCE(desc->propagate, propagate);
+	if (!preemptible() || !prov->tasks)
+		return;
+	recs = kcalloc(KTREPL_DESC_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return;
+	n = prov->tasks(recs, KTREPL_DESC_MAX_TASKS);
+	tasks = (void *)desc + desc->tasks_off;
+	for (i = 0; i < KTREPL_DESC_MAX_TASKS; i++) {
+		tasks[i] = (struct ktrepl_desc_task){ .pid = 0, .node = -1 };
+		if (i >= n)
+			continue;
+		tasks[i].pid = recs[i].pid;
+		tasks[i].node = recs[i].node;
+		tasks[i].root_pa = recs[i].root_pa;
+		tasks[i].expected_root_pa = prov->node_root(recs[i].node);
+		tasks[i].iterations = recs[i].iterations;
+	}
+	kfree(recs);
+}
+
+/* Rebuild the VMCOREINFO ELF note the way the kernel does at boot. */
+static void rewrite_note(void)
+{
+	u32 *buf = *info_note;
+	size_t namesz = sizeof(VMCOREINFO_NAME);
+
+	buf[0] = namesz;
+	buf[1] = *info_size;
+	buf[2] = 0;
+	buf += 3;
+	memcpy(buf, VMCOREINFO_NAME, namesz);
+	buf += DIV_ROUND_UP(namesz, sizeof(u32));
+	memcpy(buf, *info_data, *info_size);
+	buf += DIV_ROUND_UP(*info_size, sizeof(u32));
+	memset(buf, 0, sizeof(struct elf_note));	/* the final, empty note */
+}
+
+static void announce(void)
+{
+	append_str = (void *)ktr_ksym_quiet("vmcoreinfo_append_str");
+	info_size = (void *)ktr_ksym_quiet("vmcoreinfo_size");
+	info_data = (void *)ktr_ksym_quiet("vmcoreinfo_data");
+	info_note = (void *)ktr_ksym_quiet("vmcoreinfo_note");
+	if (!append_str || !info_size || !info_data || !info_note ||
+	    !*info_data || !*info_note) {
+		pr_info("ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor\n");
+		append_str = NULL;
+		return;
+	}
+	size_before = *info_size;
+	append_str("KTREPL_DESCRIPTOR=%llx\n", (u64)page_to_phys(desc_pages));
+	size_after = *info_size;
+	rewrite_note();
+}
+
+static void withdraw(void)
+{
+	if (!append_str)
+		return;
+	if (*info_size == size_after) {
+		memset(*info_data + size_before, 0, size_after - size_before);
+		*info_size = size_before;
+	} else {
+		/* someone appended after us: readers take the last line */
+		append_str("KTREPL_DESCRIPTOR=0\n");
+	}
+	rewrite_note();
+	append_str = NULL;
+}
+
+int ktrepl_desc_publish(const struct ktrepl_provider *provider)
+{
+	unsigned int nr_nodes = num_online_nodes(), nr_ext = 0, off;
+	struct ktrepl_desc_node *nodes;
+	struct ktrepl_desc_region *regions;
+	struct extent_fill fill;
+	s32 *cpu_node;
+	size_t size;
+	int nid, r, cpu, i;
+
+	prov = provider;
+	for_each_online_node(nid)
+		for (r = 0; r < prov->nr_regions; r++)
+			prov->for_each_extent(nid, r, count_extent, &nr_ext);
+	size = sizeof(*desc) + nr_nodes * sizeof(*nodes) +
+	       prov->nr_regions * sizeof(*regions) +
+	       nr_ext * sizeof(struct ktrepl_desc_extent) +
+	       nr_cpu_ids * sizeof(*cpu_node) +
+	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
+	if (size > KTREPL_DESC_MAX_BYTES)
+		return -E2BIG;
+	desc_order = get_order(size);
+	desc_pages = alloc_pages_node(prov->master_node, GFP_KERNEL | __GFP_ZERO,
+				      desc_order);
+	if (!desc_pages)
+		return -ENOMEM;
+	desc = page_address(desc_pages);
+
+	off = sizeof(*desc);
+	desc->nodes_off = off;
+	nodes = (void *)desc + off;
+	i = 0;
+	for_each_online_node(nid) {
+		nodes[i].nid = nid;
+		nodes[i].memory_nid = prov->memory_node(nid);
+		nodes[i].has_memory = node_state(nid, N_MEMORY);
+		nodes[i].role = node_role(nid);
+		nodes[i].root_pa = prov->node_root(nid);
+		nodes[i].overhead = prov->overhead_bytes(nid);
+		nodes[i].mem_start = PFN_PHYS(node_start_pfn(nid));
+		nodes[i].mem_end = PFN_PHYS(node_end_pfn(nid));
+		i++;
+	}
+	off += nr_nodes * sizeof(*nodes);
+	desc->regions_off = off;
+	regions = (void *)desc + off;
+	for (r = 0; r < prov->nr_regions; r++) {
+		strscpy(regions[r].name, prov->regions[r].name,
+			sizeof(regions[r].name));
+		regions[r].start = prov->regions[r].start;
+		regions[r].end = prov->regions[r].end;
+	}
+	off += prov->nr_regions * sizeof(*regions);
+	desc->extents_off = off;
+	fill = (struct extent_fill){ .ext = (void *)desc + off, .max = nr_ext };
+	for_each_online_node(nid) {
+		fill.node = nid;
+		for (fill.region = 0; fill.region < prov->nr_regions;
+		     fill.region++)
+			prov->for_each_extent(nid, fill.region, fill_extent,
+					      &fill);
+	}
+	off += nr_ext * sizeof(struct ktrepl_desc_extent);
+	desc->cpu_node_off = off;
+	cpu_node = (void *)desc + off;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		cpu_node[cpu] = cpu_possible(cpu) ? cpu_to_node(cpu) : -1;
+	off += nr_cpu_ids * sizeof(*cpu_node);
+	desc->tasks_off = off;
+	off += KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
+
+	desc->abi = KTREPL_ABI_VERSION;
+	desc->size = off;
+	strscpy(desc->arch, IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
+		sizeof(desc->arch));
+	strscpy(desc->activation, ktrepl_activation_name(prov->activation),
+		sizeof(desc->activation));
+	desc->paging_levels = prov->paging_levels;
+	desc->va_bits = prov->va_bits;
+	desc->page_shift = prov->page_shift;
+	desc->master_node = prov->master_node;
+	desc->nr_nodes = nr_nodes;
+	desc->nr_regions = prov->nr_regions;
+	desc->nr_extents = fill.n;
+	desc->nr_cpus = nr_cpu_ids;
+	desc->nr_tasks = KTREPL_DESC_MAX_TASKS;
+	desc->master_root_pa = prov->master_root;
+	desc->direct_map = (unsigned long)PAGE_OFFSET;
+	ktrepl_desc_refresh();
+	/* the magic last: a scan never sees a half-built descriptor */
+	wmb();
+	memcpy(desc->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+	announce();
+	return 0;
+}
+
+void ktrepl_desc_unpublish(void)
+{
+	if (!desc)
+		return;
+	withdraw();
+	/* a stale descriptor in a later dump must not look valid */
+	memset(desc->magic, 0, sizeof(desc->magic));
+	__free_pages(desc_pages, desc_order);
+	desc = NULL;
+	desc_pages = NULL;
+}

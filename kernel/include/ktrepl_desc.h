@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_DESC_H
+#define KTREPL_DESC_H
+
+/*
+ * The vmcore descriptor: the debugfs facts in one physically contiguous,
+ * page-aligned block, so that offline tools find replication state in a
+ * dump without DWARF for ktrepl's own structures. Layout version =
+ * KTREPL_ABI_VERSION; all fields little-endian, fixed width; readers
+ * check magic, version and size and ignore bytes past what they know.
+ *
+ * Finding it: VMCOREINFO carries "KTREPL_DESCRIPTOR=<pa in hex>" where
+ * the module could add it (x86_64: the last such line wins; 0 means
+ * unloaded), else tools scan page starts for the magic (docs/abi.md).
+ *
+ * Shared by the kernel module and the userspace library.
+ */
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint32_t __u32;
+typedef int32_t __s32;
+typedef uint64_t __u64;
+#endif
+
+#define KTREPL_DESC_MAGIC "KTREPL-VMCORE-D\0"
+#define KTREPL_DESC_MAGIC_LEN 16
+#define KTREPL_DESC_MAX_BYTES (1U << 20)
+
+enum {
+	KTREPL_DESC_ROLE_NONE,
+	KTREPL_DESC_ROLE_MASTER,
+	KTREPL_DESC_ROLE_REPLICA,
+	KTREPL_DESC_ROLE_ALIAS,
+};
+
+struct ktrepl_desc_node {
+	__s32 nid;
+	__s32 memory_nid;
+	__u32 has_memory;
+	__u32 role;
+	__u64 root_pa;
+	__u64 overhead;
+	__u64 mem_start;
+	__u64 mem_end;
+};
+
+struct ktrepl_desc_region {
+	char name[16];
+	__u64 start;
+	__u64 end;
+};
+
+struct ktrepl_desc_extent {
+	__s32 node;
+	__u32 region;
+	__u64 va;
+	__u64 pa;
+	__u64 size;
+	__u32 page_shift;
+	__s32 pa_node;
+};
+
+struct ktrepl_desc_task {
+	__s32 pid;
+	__s32 node;
+	__u64 root_pa;
+	__u64 expected_root_pa;
+	__u64 iterations;
+};
+
+struct ktrepl_desc {
+	char magic[KTREPL_DESC_MAGIC_LEN];
+	__u32 abi;
+	__u32 size;		/* of everything, header included */
+	char arch[16];
+	char activation[16];
+	__u32 paging_levels;
+	__u32 va_bits;
+	__u32 page_shift;
+	__s32 master_node;
+	__u32 propagate;
+	__u32 nr_nodes;
+	__u32 nr_regions;
+	__u32 nr_extents;
+	__u32 nr_cpus;		/* entries of cpu_node[] */
+	__u32 nr_tasks;		/* slots of tasks[] */
+	__u64 master_root_pa;
+	__u64 direct_map;
+	__u64 patches;
+	__u64 patch_bytes;
+	__u64 patches_missed;
+	/* offsets from the start of the descriptor */
+	__u32 nodes_off;
+	__u32 regions_off;
+	__u32 extents_off;
+	__u32 cpu_node_off;	/* __s32 per CPU: its node, -1 if none */
+	__u32 tasks_off;
+	__u32 reserved;
+};
+
+#endif

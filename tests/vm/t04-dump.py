@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ktrepl-dump: live checks in a guest, the same answers from its vmcore,
+walks that agree with the kernel's own tables, and the bad-input table."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ktvm  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+tap = ktvm.Tap()
+DUMP = ktvm.tool("ktrepl-dump")
+VMLINUX = ktvm.debug_vmlinux()
+
+
+def records(lines, tag):
+    pre = f"@@{tag}@@ "
+    return [x[len(pre):] for x in lines if x.startswith(pre)]
+
+
+def kv(line):
+    return dict(f.split("=", 1) for f in line.split() if "=" in f)
+
+
+def run(*args, env=None):
+    r = subprocess.run([DUMP, *args], capture_output=True, text=True,
+                       env=env, timeout=600)
+    return r.returncode, r.stdout, r.stderr
+
+
+def mapping_key(m):
+    return (m["va"], m["size"], m["pa"], m["flags"])
+
+
+tmp = tempfile.mkdtemp(prefix="ktrepl-t04-", dir=ktvm.BUILD)
+initrd = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
+                                                     "dump-live.sh"),
+                              os.path.join(tmp, "initrd"), tools=[DUMP])
+elf_core = os.path.join(tmp, "vmcore.elf")
+kdump_core = os.path.join(tmp, "vmcore.kdump")
+with ktvm.Guest("x86_64", "2x2", initrd, timeout=400) as g:
+    try:
+        end, _ = g.wait_for(r"^KTREPL-READY-FOR-DUMP")
+        g.dump(elf_core, "elf")
+        g.dump(kdump_core, "kdump-zlib")
+    except Exception as e:
+        tap.ok(False, "guest reached the dump point",
+               "\n".join([str(e)] + g.lines[-40:]))
+        tap.done()
+    lines = g.lines[:end]
+tap.fold_guest("[x86_64 2x2]", lines)
+
+summ = [kv(r) for r in records(lines, "summary")]
+rep = next(int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
+                                      for x in lines) if m)
+edges = next(x.split()[1:] for x in lines if x.startswith("EDGES "))
+ts, te, rs, re_ = (int(v, 16) for v in edges)
+
+# walk against the kernel's own answer (pgtables/nodeN), every mapping
+for node in sorted({int(s["node"]) for s in summ if "node" in s and
+                    "role" in s}):
+    walk = json.loads("".join(records(lines, f"walk{node}")))["mappings"]
+    mine = {int(m["va"], 16): m for m in walk if m["present"]}
+    pgt = [kv(r) for r in records(lines, f"pgt{node}")]
+    bad = []
+    for p in pgt:
+        m = mine.get(int(p["va"], 16))
+        flags = ",".join(p["flags"].split(",")[1:])
+        if not m or int(m["pa"], 16) != int(p["pa"], 16) or \
+                m["size"] != int(p["size"]) or m["flags"] != flags or \
+                m["pa_node"] != int(p["pa_node"]):
+            bad.append((p["va"], p["pa"], p["flags"], m))
+    tap.ok(pgt and not bad, f"walk of node {node} agrees with the kernel's "
+           f"pgtables/node{node} on all {len(pgt)} mappings", bad[:5])
+
+live = json.loads("".join(records(lines, "verify")))
+viol = [v for v in live["violations"] if v["check"] == "bytes"]
+tap.ok(len(viol) == 5 and live["violation_count"] == 5,
+       f"live verify reports exactly the 5 injected flips "
+       f"({live['violation_count']})", json.dumps(live)[:2000])
+by_va = {int(v["va"], 16): v for v in viol}
+for what, va in (("first byte of text", ts), ("last byte of text", te - 1),
+                 ("first byte of rodata", rs),
+                 ("last byte of rodata", re_ - 1)):
+    v = by_va.get(va)
+    tap.ok(v is not None and v["node"] == rep and v["len"] == 1 and
+           not v["sym"].startswith("0x"),
+           f"verify names the {what}: node {rep} {hex(va)} "
+           f"{v['sym'] if v else '-'}")
+vr = [v for v in viol if v["sym"] == "vfs_read+0x3"]
+tap.ok(len(vr) == 1 and vr[0]["node"] == rep,
+       "verify names vfs_read+0x3 on the replica node")
+text = records(lines, "verify_text")
+tap.ok(any(f"bytes: node {rep} " in x and "vfs_read+0x3" in x for x in text)
+       and any("DIVERGED: 5 violations" in x for x in text),
+       "plain output has one line per violation and a summary")
+taplines = records(lines, "tap")
+tap.ok(any(x.startswith("not ok 1 - bytes (5 violations)") for x in taplines)
+       and any(x.startswith("ok 2 - locality") for x in taplines),
+       "--tap reports the bytes check failing and the rest passing")
+
+# the vmcore gives the same answers as the live kernel
+for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
+    rc, out, err = run("-j", "--vmcore", core, "--vmlinux", VMLINUX,
+                       "verify")
+    ok = rc == 1
+    off = json.loads(out) if out.startswith("{") else {}
+    tap.ok(ok and off.get("violation_count") == 5,
+           f"vmcore ({fmt}) verify exits 1 with the same 5 violations",
+           out[:1500] + err)
+    key = lambda v: (v["check"], v["node"], v["va"], v["len"], v["master"],
+                     v["replica"], v["kind"])
+    tap.ok(sorted(map(key, off.get("violations", []))) ==
+           sorted(map(key, live["violations"])),
+           f"vmcore ({fmt}) violations equal the live ones byte for byte")
+    # several names share an address (_text, _stext); functions must agree
+    tap.ok(any(v.get("sym") == "vfs_read+0x3"
+               for v in off.get("violations", [])),
+           f"vmcore ({fmt}) names vfs_read+0x3 from the vmlinux's symbols")
+    rc, out, err = run("-j", "--vmcore", core, "walk", "--node", str(rep))
+    lw = json.loads("".join(records(lines, "live_walk")))["mappings"]
+    vw = json.loads(out)["mappings"] if rc == 0 else []
+    tap.ok(rc == 0 and list(map(mapping_key, vw)) ==
+           list(map(mapping_key, lw)),
+           f"vmcore ({fmt}) walk of node {rep} equals the live walk "
+           f"({len(vw)} mappings)", err)
+
+# the bad-input table: each exits 2 and says what and where
+fake = os.path.join(tmp, "fake-debugfs")
+os.makedirs(fake)
+with open(os.path.join(fake, "abi"), "w") as f:
+    f.write("99\n")
+trunc = os.path.join(tmp, "truncated.elf")
+with open(elf_core, "rb") as src, open(trunc, "wb") as dst:
+    dst.write(src.read(os.path.getsize(elf_core) // 8))
+notcore = os.path.join(tmp, "not-a-core")
+with open(notcore, "w") as f:
+    f.write("hello\n")
+corrupt = os.path.join(tmp, "corrupt-debugfs")
+os.makedirs(corrupt)
+with open(os.path.join(corrupt, "abi"), "w") as f:
+    f.write("1\n")
+with open(os.path.join(corrupt, "summary"), "w") as f:
+    f.write("abi=1 arch=x86_64 garbage\n")
+nobody = shutil.which("setpriv")
+cases = [
+    ("a missing vmcore", ["--vmcore", "/nonexistent/vmcore", "verify"],
+     r"/nonexistent/vmcore: No such file"),
+    ("a file that is no dump", ["--vmcore", notcore, "verify"],
+     re.escape(notcore) + r": not a vmcore"),
+    ("a truncated vmcore", ["--vmcore", trunc, "verify"],
+     re.escape(trunc) + r": truncated vmcore: segment"),
+    ("a vmlinux from another build",
+     ["--vmcore", elf_core, "--vmlinux", "/bin/ls", "verify"],
+     r"/bin/ls does not match the dump: build id"),
+    ("an unknown ABI version", ["--debugfs", fake, "verify"],
+     r"ABI version 99; this tool reads versions 1\.\.1"),
+    ("a corrupt summary", ["--debugfs", corrupt, "verify"],
+     re.escape(corrupt) + r"/summary:1: summary header lacks"),
+    ("an unknown command", ["frobnicate"], r"unknown command 'frobnicate'"),
+    ("a bad node", ["--vmcore", elf_core, "diff", "--node", "7"],
+     r"no node '7'"),
+]
+for desc, args, pattern in cases:
+    rc, out, err = run(*args)
+    tap.ok(rc == 2 and re.search(pattern, err) is not None,
+           f"bad input, {desc}: exit 2 and says so", f"rc={rc} {err}")
+rc, out, err = run("-j", "--vmcore", "/nonexistent/vmcore", "verify")
+tap.ok(rc == 2 and json.loads(out).get("error", "").startswith(
+    "/nonexistent/vmcore"), "under -j the error is a JSON object", out)
+if nobody:
+    r = subprocess.run([nobody, "--reuid=65534", "--regid=65534",
+                        "--clear-groups", DUMP, "--debugfs", fake, "verify"],
+                       capture_output=True, text=True)
+    tap.ok(r.returncode == 2 and "needs root" in r.stderr,
+           "bad input, not root: exit 2 and says so", r.stderr)
+shutil.rmtree(tmp)
+tap.done()

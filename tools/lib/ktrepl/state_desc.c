@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Replication state from the vmcore descriptor (kernel/include/ktrepl_desc.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktrepl_desc.h"
+#include "state.h"
+
+static const char *const role_names[] = {
+	[KTREPL_DESC_ROLE_NONE] = "none",
+	[KTREPL_DESC_ROLE_MASTER] = "master",
+	[KTREPL_DESC_ROLE_REPLICA] = "replica",
+	[KTREPL_DESC_ROLE_ALIAS] = "alias",
+};
+
+/* page starts hold the magic; anything else is not a descriptor */
+static bool is_descriptor(struct kt_memsrc *src, uint64_t pa)
+{
+	char magic[KTREPL_DESC_MAGIC_LEN];
+	struct kt_err ignored;
+
+	return !kt_memsrc_read_phys(src, pa, magic, sizeof(magic), &ignored) &&
+	       !memcmp(magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+}
+
+int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
+			     struct kt_err *err)
+{
+	uint64_t end, page;
+	char val[64], *tail;
+
+	kt_err_clear(err);
+	if (!kt_memsrc_vmcoreinfo(src, "KTREPL_DESCRIPTOR", val, sizeof(val),
+				  err)) {
+		*pa = strtoull(val, &tail, 16);
+		if (*tail || !*pa)
+			return kt_err_set(err, ENOENT,
+					  "VMCOREINFO says ktrepl was unloaded before the dump (KTREPL_DESCRIPTOR=%s)",
+					  val);
+		if (!is_descriptor(src, *pa))
+			return kt_err_set(err, EPROTO,
+					  "VMCOREINFO points at 0x%" PRIx64 ", which holds no ktrepl descriptor (page missing from a filtered dump?)",
+					  *pa);
+		return 0;
+	}
+	/* no VMCOREINFO line: a bounded scan of page starts */
+	kt_err_clear(err);
+	if (kt_memsrc_phys_end(src, &end, err))
+		return kt_err_wrap(err, "no KTREPL_DESCRIPTOR in VMCOREINFO and cannot scan");
+	for (page = 0; page < end; page += 4096) {
+		if (is_descriptor(src, page)) {
+			*pa = page;
+			return 0;
+		}
+	}
+	return kt_err_set(err, ENOENT,
+			  "no ktrepl state in this dump: no KTREPL_DESCRIPTOR in VMCOREINFO and no descriptor in %" PRIu64 " MiB of memory (was ktrepl.ko loaded?)",
+			  end >> 20);
+}
+
+static int read_array(struct kt_memsrc *src, uint64_t pa, uint32_t off,
+		      size_t n, size_t size, uint32_t total, void **out,
+		      struct kt_err *err)
+{
+	if ((uint64_t)off + n * size > total)
+		return kt_err_set(err, EPROTO,
+				  "descriptor at 0x%" PRIx64 " is corrupt: array at %u overruns its size %u",
+				  pa, off, total);
+	*out = calloc(n ? n : 1, size);
+	if (!*out)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	if (n && kt_memsrc_read_phys(src, pa + off, *out, n * size, err)) {
+		free(*out);
+		*out = NULL;
+		return kt_err_wrap(err, "descriptor array at 0x%" PRIx64, pa + off);
+	}
+	return 0;
+}
+
+int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
+			     uint64_t pa, struct kt_err *err)
+{
+	struct ktrepl_desc d;
+	struct ktrepl_desc_node *nodes = NULL;
+	struct ktrepl_desc_region *regions = NULL;
+	struct ktrepl_desc_extent *ext = NULL;
+	struct ktrepl_desc_task *tasks = NULL;
+	int32_t *cpu_node = NULL;
+	uint32_t i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (kt_memsrc_read_phys(src, pa, &d, sizeof(d), err))
+		return kt_err_wrap(err, "ktrepl descriptor");
+	if (memcmp(d.magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN))
+		return kt_err_set(err, EPROTO, "no ktrepl descriptor at 0x%" PRIx64, pa);
+	if ((int)d.abi < KT_ABI_MIN || (int)d.abi > KT_ABI_MAX)
+		return kt_err_set(err, EPROTO,
+				  "descriptor ABI version %u; this tool reads versions %d..%d",
+				  d.abi, KT_ABI_MIN, KT_ABI_MAX);
+	if (d.size < sizeof(d) || d.size > KTREPL_DESC_MAX_BYTES ||
+	    d.nr_nodes > KT_MAX_NODES || d.nr_regions > KT_MAX_REGIONS ||
+	    d.nr_cpus > 65536 || d.nr_tasks > 4096 || d.nr_extents > (1U << 20))
+		return kt_err_set(err, EPROTO,
+				  "descriptor at 0x%" PRIx64 " is corrupt (size %u, %u nodes, %u regions)",
+				  pa, d.size, d.nr_nodes, d.nr_regions);
+	ret = read_array(src, pa, d.nodes_off, d.nr_nodes, sizeof(*nodes), d.size,
+			 (void **)&nodes, err);
+	if (!ret)
+		ret = read_array(src, pa, d.regions_off, d.nr_regions,
+				 sizeof(*regions), d.size, (void **)&regions, err);
+	if (!ret)
+		ret = read_array(src, pa, d.extents_off, d.nr_extents, sizeof(*ext),
+				 d.size, (void **)&ext, err);
+	if (!ret)
+		ret = read_array(src, pa, d.cpu_node_off, d.nr_cpus,
+				 sizeof(*cpu_node), d.size, (void **)&cpu_node, err);
+	if (!ret)
+		ret = read_array(src, pa, d.tasks_off, d.nr_tasks, sizeof(*tasks),
+				 d.size, (void **)&tasks, err);
+	if (ret)
+		goto out;
+
+	st->abi = (int)d.abi;
+	snprintf(st->provider, sizeof(st->provider), "vmcore-descriptor");
+	snprintf(st->arch, sizeof(st->arch), "%.15s", d.arch);
+	snprintf(st->activation, sizeof(st->activation), "%.15s", d.activation);
+	st->paging_levels = d.paging_levels;
+	st->va_bits = d.va_bits;
+	st->page_size = 1ULL << (d.page_shift < 20 ? d.page_shift : 12);
+	st->master_node = d.master_node;
+	st->nodes_online = d.nr_nodes;
+	st->propagate = (int)d.propagate;
+	st->patches = d.patches;
+	st->patch_bytes = d.patch_bytes;
+	st->patches_missed = d.patches_missed;
+	st->master_root_pa = d.master_root_pa;
+	st->direct_map = d.direct_map;
+	for (i = 0; i < d.nr_nodes; i++) {
+		struct kt_node_state *n = &st->nodes[st->nr_nodes++];
+		uint32_t c;
+		size_t used = 0;
+
+		n->nid = nodes[i].nid;
+		n->memory_node = nodes[i].memory_nid;
+		n->has_memory = nodes[i].has_memory;
+		snprintf(n->role, sizeof(n->role), "%s",
+			 nodes[i].role < 4 ? role_names[nodes[i].role] : "none");
+		n->root_pa = nodes[i].root_pa;
+		n->overhead = nodes[i].overhead;
+		n->mem_start = nodes[i].mem_start;
+		n->mem_end = nodes[i].mem_end;
+		st->overhead += n->overhead;
+		for (c = 0; c < d.nr_cpus && used + 8 < sizeof(n->cpus); c++)
+			if (cpu_node[c] == n->nid)
+				used += snprintf(n->cpus + used, sizeof(n->cpus) - used,
+						 "%s%u", used ? "," : "", c);
+	}
+	for (i = 0; i < d.nr_regions; i++) {
+		struct kt_region_state *r = &st->regions[st->nr_regions++];
+
+		snprintf(r->name, sizeof(r->name), "%.15s", regions[i].name);
+		r->start = regions[i].start;
+		r->end = regions[i].end;
+	}
+	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));
+	st->cpus = calloc(d.nr_cpus ? d.nr_cpus : 1, sizeof(*st->cpus));
+	st->tasks = calloc(d.nr_tasks ? d.nr_tasks : 1, sizeof(*st->tasks));
+	if (!st->extents || !st->cpus || !st->tasks) {
+		ret = kt_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < d.nr_extents; i++) {
+		struct kt_extent_state *e = &st->extents[st->nr_extents];
+
+		if (ext[i].region >= d.nr_regions || !ext[i].size) {
+			ret = kt_err_set(err, EPROTO,
+					 "descriptor extent %u is corrupt", i);
+			goto out;
+		}
+		e->node = ext[i].node;
+		e->region = (int)ext[i].region;
+		e->va = ext[i].va;
+		e->pa = ext[i].pa;
+		e->size = ext[i].size;
+		e->page_size = 1ULL << (ext[i].page_shift < 40 ? ext[i].page_shift : 12);
+		e->pa_node = ext[i].pa_node;
+		st->nr_extents++;
+	}
+	for (i = 0; i < d.nr_cpus; i++) {
+		const struct kt_node_state *n;
+
+		if (cpu_node[i] < 0)
+			continue;
+		n = kt_state_node(st, cpu_node[i]);
+		st->cpus[st->nr_cpus].cpu = (int)i;
+		st->cpus[st->nr_cpus].node = cpu_node[i];
+		st->cpus[st->nr_cpus].expected_root_pa = n ? n->root_pa : 0;
+		st->nr_cpus++;
+	}
+	for (i = 0; i < d.nr_tasks; i++) {
+		struct kt_task_state *t;
+
+		if (!tasks[i].pid)
+			continue;
+		t = &st->tasks[st->nr_tasks++];
+		t->pid = tasks[i].pid;
+		t->node = tasks[i].node;
+		t->root_pa = tasks[i].root_pa;
+		t->expected_root_pa = tasks[i].expected_root_pa;
+		t->iterations = tasks[i].iterations;
+		snprintf(t->comm, sizeof(t->comm), "ktrepl_work/%d", t->node);
+	}
+	ret = 0;
+out:
+	free(nodes);
+	free(regions);
+	free(ext);
+	free(cpu_node);
+	free(tasks);
+	if (ret)
+		kt_state_free(st);
+	return ret;
+}
