@@ -18,17 +18,6 @@ const struct kt_arch *kt_arch_find(const char *name)
 	return NULL;
 }
 
-static uint64_t sign_extend(const struct kt_pt_geometry *geo, uint64_t va)
-{
-	unsigned int top = geo->shift[0] + geo->bits[0];
-
-	if (top >= 64)
-		return va;
-	if (va & (1ULL << (top - 1)))
-		return va | ~((1ULL << top) - 1);
-	return va & ((1ULL << top) - 1);
-}
-
 static unsigned int index_of(const struct kt_pt_geometry *geo, uint64_t va,
 			     int level)
 {
@@ -97,15 +86,17 @@ static int walk_one(struct kt_walk *w, uint64_t va, struct kt_mapping *m,
 	memset(m, 0, sizeof(*m));
 	for (l = 0; l < geo->levels; l++) {
 		uint64_t e;
+		int ret = read_table(w, l, table, err);
 
-		if (read_table(w, l, table, err))
-			return -err->code;
+		if (ret)
+			return ret;
 		e = w->cached[l][index_of(geo, va, l)];
 		m->entry[l] = e;
 		m->table_pa[l] = table;
 		m->level = l;
 		m->size = 1ULL << geo->shift[l];
-		m->va = sign_extend(geo, va & ~(m->size - 1));
+		/* va is canonical already: keep its upper bits as they are */
+		m->va = va & ~(m->size - 1);
 		if (!w->arch->present(e))
 			return 0;
 		if (w->arch->leaf(geo, e, l)) {

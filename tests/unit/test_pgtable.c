@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walkers on synthetic tables in a raw image: x86_64 4- and 5-level,
+ * arm64 4K/16K/64K, and garbage that must not keep a walk busy.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "memsrc.h"
+#include "pgtable.h"
+#include "tap.h"
+
+#define IMG_SIZE (8u << 20)
+
+static uint8_t *img;
+
+static void put(uint64_t pa, uint64_t v)
+{
+	memcpy(img + pa, &v, 8);
+}
+
+static struct kt_memsrc *open_img(char *path)
+{
+	struct kt_memsrc *src = NULL;
+	struct kt_err err;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, img, IMG_SIZE) != IMG_SIZE)
+		return NULL;
+	close(fd);
+	if (kt_memsrc_open_raw(&src, path, 0, &err))
+		return NULL;
+	return src;
+}
+
+static unsigned int idx(uint64_t va, unsigned int shift, unsigned int bits)
+{
+	return (va >> shift) & ((1u << bits) - 1);
+}
+
+static void test_x86(bool five)
+{
+	char path[] = "/tmp/ktrepl-pgt-XXXXXX";
+	const uint64_t va = 0xffffffff81000000ull;
+	struct kt_pt_geometry geo;
+	struct kt_memsrc *src;
+	struct kt_mapping m;
+	struct kt_walk w;
+	struct kt_err err;
+	uint64_t t[5] = { 0x1000, 0x2000, 0x3000, 0x4000, 0x5000 };
+	int l, first, n = 0, ret;
+
+	memset(img, 0, IMG_SIZE);
+	tap_ok(!kt_arch_x86_64.configure(&geo, five ? "5level" : "4level", &err),
+	       "x86_64 %s configures", five ? "5level" : "4level");
+	first = 0;
+	for (l = 0; l < (int)geo.levels - 2; l++)
+		put(t[l] + 8 * idx(va, geo.shift[l], 9), t[l + 1] | 0x63);
+	/* a 2 MiB RO+X global leaf at va, a 4K NX RW page table after it */
+	put(t[l] + 8 * idx(va, geo.shift[l], 9), 0x200000 | 0x1e1);
+	put(t[l] + 8 * idx(va + 0x200000, geo.shift[l], 9), t[l + 1] | 0x63);
+	put(t[l + 1] + 8 * 0, 0x400000 | 0x8000000000000063ull);
+	put(t[l + 1] + 8 * 1, 0x401000 | 0x8000000000000063ull);
+	src = open_img(path);
+	tap_ok(src != NULL, "image opens");
+	if (!src)
+		return;
+	ret = kt_walk_begin(&w, &kt_arch_x86_64, &geo, src, t[first], va,
+			    va + 0x202000, &err);
+	while (!ret && (ret = kt_walk_next(&w, &m, &err)) == 1) {
+		ret = 0;
+		if (n == 0)
+			tap_ok(m.present && m.va == va && m.size == 0x200000 &&
+				       m.pa == 0x200000 && !m.writable &&
+				       m.executable && m.global &&
+				       m.level == (int)geo.levels - 2,
+			       "2M leaf decoded (pa 0x%llx level %d)",
+			       (unsigned long long)m.pa, m.level);
+		if (n == 2)
+			tap_ok(m.present && m.size == 4096 && m.pa == 0x401000 &&
+				       m.writable && !m.executable,
+			       "4K leaf decoded (pa 0x%llx)",
+			       (unsigned long long)m.pa);
+		n++;
+	}
+	kt_walk_end(&w);
+	tap_ok(ret == 0 && n == 3, "walk yields 3 mappings and ends (%d, %d)",
+	       n, ret);
+	ret = kt_translate(&kt_arch_x86_64, &geo, src, t[0], va + 0x1234, &m,
+			   &err);
+	tap_ok(!ret && m.pa == 0x201234 && m.entry[0] == (t[1] | 0x63),
+	       "translate gives the byte's PA and every level's entry");
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
+static void test_arm64(const char *variant, uint64_t va)
+{
+	char path[] = "/tmp/ktrepl-pgt-XXXXXX";
+	struct kt_pt_geometry geo;
+	struct kt_memsrc *src;
+	struct kt_mapping m;
+	struct kt_err err;
+	uint64_t gran, tables[5] = { 0 };
+	int l, ret;
+
+	memset(img, 0, IMG_SIZE);
+	ret = kt_arch_arm64.configure(&geo, variant, &err);
+	tap_ok(!ret, "arm64 %s configures (%u levels)", variant, geo.levels);
+	if (ret)
+		return;
+	gran = 1ull << geo.page_shift;
+	for (l = 0; l < (int)geo.levels; l++)
+		tables[l] = gran * (l + 1);
+	for (l = 0; l < (int)geo.levels - 1; l++)
+		put(tables[l] + 8 * idx(va, geo.shift[l], geo.bits[l]),
+		    tables[l + 1] | 3);
+	/* a last-level page: valid|page, AF, RDONLY, PXN clear, nG */
+	put(tables[l] + 8 * idx(va, geo.shift[l], geo.bits[l]),
+	    (gran * 40) | 3 | (1 << 10) | (1 << 7) | (1 << 11));
+	src = open_img(path);
+	if (!src)
+		return;
+	ret = kt_translate(&kt_arch_arm64, &geo, src, tables[0], va + 8, &m,
+			   &err);
+	tap_ok(!ret && m.present && m.pa == gran * 40 + 8 && !m.writable &&
+		       m.executable && !m.global && m.size == gran,
+	       "arm64 %s page decoded (pa 0x%llx)", variant,
+	       (unsigned long long)m.pa);
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
+/* a table that points at itself, and a walk over a huge range */
+static void test_garbage(void)
+{
+	char path[] = "/tmp/ktrepl-pgt-XXXXXX";
+	struct kt_pt_geometry geo;
+	struct kt_memsrc *src;
+	struct kt_mapping m;
+	struct kt_walk w;
+	struct kt_err err;
+	unsigned int i;
+	int ret, n = 0;
+
+	memset(img, 0, IMG_SIZE);
+	kt_arch_x86_64.configure(&geo, "4level", &err);
+	for (i = 0; i < 512; i++)
+		put(0x1000 + 8 * i, 0x1000 | 0x63);	/* cycle to itself */
+	put(0x2000, 0x000ff00000001063ull);		/* beyond the image */
+	src = open_img(path);
+	if (!src)
+		return;
+	ret = kt_walk_begin(&w, &kt_arch_x86_64, &geo, src, 0x1000, 0,
+			    0x00007fffffffffffull, &err);
+	while (!ret && (ret = kt_walk_next(&w, &m, &err)) == 1) {
+		ret = 0;
+		n++;
+	}
+	kt_walk_end(&w);
+	tap_ok(ret == -ELOOP || ret == 0,
+	       "a self-referencing table ends the walk (%d after %d steps)",
+	       ret, n);
+	ret = kt_translate(&kt_arch_x86_64, &geo, src, 0x2000, 0, &m, &err);
+	tap_ok(ret < 0 && strstr(err.msg, "outside the image"),
+	       "a table pointer beyond memory is an error: %s", err.msg);
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
+static void test_classify(void)
+{
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const uint8_t call[] = { 0xe8, 1, 2, 3, 4 };
+	static const uint8_t jmp[] = { 0xe9, 1, 2, 3, 4 };
+	static const uint8_t nop2[] = { 0x66, 0x90 }, jmp2[] = { 0xeb, 0x10 };
+	static const uint8_t int3[] = { 0xcc }, push[] = { 0x55 };
+	static const uint8_t a64_nop[] = { 0x1f, 0x20, 0x03, 0xd5 };
+	static const uint8_t a64_bl[] = { 0x10, 0x00, 0x00, 0x94 };
+
+	tap_ok(!strcmp(kt_classify("x86_64", nop5, call, 5, "vfs_read+0x0"), "ftrace"),
+	       "nop5 -> call at entry is ftrace");
+	tap_ok(!strcmp(kt_classify("x86_64", nop5, call, 5, "__schedule+0x4f3"), "call"),
+	       "nop5 -> call inside a function is a call site, not ftrace");
+	tap_ok(!strcmp(kt_classify("x86_64", nop5, jmp, 5, "f+0x10"), "jump_label"),
+	       "nop5 -> jmp is a jump label");
+	tap_ok(!strcmp(kt_classify("x86_64", nop2, jmp2, 2, "f+0x10"), "jump_label"),
+	       "2-byte nop -> jmp is a jump label");
+	tap_ok(!strcmp(kt_classify("x86_64", push, int3, 1, "f+0x0"), "kprobe"),
+	       "int3 is a kprobe");
+	tap_ok(!strcmp(kt_classify("x86_64", call, jmp, 5, "__SCT__foo+0x0"), "static_call"),
+	       "a static call trampoline is a static call");
+	tap_ok(!strcmp(kt_classify("x86_64", push, nop2, 1, "f+0x7"), "unknown"),
+	       "anything else is unknown (corruption)");
+	tap_ok(!strcmp(kt_classify("arm64", a64_nop, a64_bl, 4, "f+0x4"), "ftrace"),
+	       "arm64 nop -> bl is ftrace");
+}
+
+int main(void)
+{
+	img = calloc(1, IMG_SIZE);
+	if (!img)
+		return 1;
+	tap_header();
+	test_x86(false);
+	test_x86(true);
+	test_arm64("4k:48", 0xffff800008010000ull);
+	test_arm64("4k:39", 0xffffffc008010000ull);
+	test_arm64("16k:47", 0xffff800008010000ull);
+	test_arm64("64k:42", 0xfffffc0008010000ull);
+	test_arm64("64k:52", 0xfff0000008010000ull);
+	test_garbage();
+	test_classify();
+	free(img);
+	return tap_finish();
+}
