@@ -81,4 +81,22 @@ for l in scripts tools; do
 		ln -sfn "/usr/lib/linux-kbuild-6.1/$l" "$hdr/$l"
 	fi
 done
+# checkpatch.pl for the module's style check: only three files of the
+# kernel source package, unpacked once
+if [ ! -e "$CACHE/checkpatch/scripts/checkpatch.pl" ]; then
+	(cd "$CACHE/debs" && ls ./linux-source-6.1_*.deb >/dev/null 2>&1 ||
+		apt-get download -qq linux-source-6.1) ||
+		die "cannot download Debian package linux-source-6.1 (for checkpatch.pl)"
+	mkdir -p "$CACHE/checkpatch"
+	src=$(ls "$CACHE"/debs/linux-source-6.1_*.deb | tail -n1)
+	dpkg-deb --fsys-tarfile "$src" |
+		tar -xO --wildcards './usr/src/linux-source-6.1.tar.xz' |
+		xz -dc | tar -x -C "$CACHE/checkpatch" --strip-components=1 \
+			--wildcards 'linux-source-6.1/scripts/checkpatch.pl' \
+			'linux-source-6.1/scripts/spelling.txt' \
+			'linux-source-6.1/scripts/const_structs.checkpatch' \
+			'linux-source-6.1/.clang-format' ||
+		die "cannot unpack checkpatch.pl from linux-source-6.1"
+fi
+
 echo "deps: all present (cache $CACHE)"

@@ -1,12 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
-echo "### guest NUMA topology"
+# What `make demo` shows: a 2-node guest, its replicas, the health check,
+# a walk, and an injected divergence being caught.
+. /lib.sh
+say() { printf '\n### %s\n' "$*"; }
+run() { echo "\$ $*"; "$@"; echo "(exit $?)"; }
+say "guest NUMA topology"
 for n in /sys/devices/system/node/node[0-9]*; do
 	echo "${n##*/}: cpus $(cat "$n/cpulist"), $(awk '/MemTotal/ {print $4, $5}' "$n/meminfo")"
 done
-echo "### insmod ktrepl.ko"
-insmod /lib/modules/ktrepl.ko || exit 1
-for f in /sys/kernel/debug/ktrepl/*; do
-	[ -f "$f" ] || continue
-	echo "### $f"
-	head -n 40 "$f"
-done
+say "load ktrepl.ko: it builds real per-node replicas and page tables"
+run insmod /lib/modules/ktrepl.ko fault_inject=1
+run head -n 3 $D/summary
+run ktrepl-dump summary
+say "the fleet health check"
+run ktrepl-dump --verify
+R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+say "node $R's own page tables over kernel text (first mappings)"
+ktrepl-dump walk --node "$R" --region text | head -n 4
+say "node $R's tables for int_sqrt, level by level"
+run ktrepl-dump walk --node "$R" --va "$(awk '/ int_sqrt$/ {print "0x"$1}' /proc/kallsyms)"
+say "per-node kernel threads run on their node's tables"
+echo start > $D/workload
+sleep 2
+run cat $D/tasks
+echo stop > $D/workload
+say "a runtime patch (static key) reaches every replica"
+echo 1 > /proc/sys/kernel/sched_schedstats
+run head -n 1 $D/patches
+run ktrepl-dump --verify
+say "inject a one-byte divergence into node $R's copy of vfs_read"
+echo "flip node=$R sym=vfs_read off=3" > $D/inject
+run ktrepl-dump --verify
+run ktrepl-dump diff
