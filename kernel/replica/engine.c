@@ -295,9 +295,9 @@ static int alloc_replicas(void)
 				continue;
 			c->copy[nid] = ktr_alloc(nid, c->page_shift - PAGE_SHIFT);
 			if (!c->copy[nid]) {
-				pr_err("ktrepl: no memory on node %d for the %s replica at %px (%lu KiB)\n",
+				pr_err("ktrepl: no memory on node %d for the %s replica at +0x%lx (%lu KiB)\n",
 				       nid, regions[c->region].name,
-				       (void *)c->va,
+				       c->va - regions[c->region].start,
 				       (1UL << c->page_shift) >> 10);
 				return -ENOMEM;
 			}
@@ -605,7 +605,7 @@ static struct ktrepl_provider provider;
 
 static void notify_changed(void)
 {
-	void (*fn)(void) = READ_ONCE(provider.changed);
+	typeof(provider.changed) fn = READ_ONCE(provider.changed);
 
 	if (fn)
 		fn();
@@ -919,7 +919,7 @@ static int inject_parse(const char *cmd, const char *key, unsigned long *val)
 	if (!p)
 		return -EINVAL;
 	p += strlen(key);
-	len = strcspn(p, " \n");
+	len = strcspn(p, "\n ");
 	if (!len || len >= sizeof(num))
 		return -EINVAL;
 	memcpy(num, p, len);
@@ -1020,8 +1020,8 @@ static int memory_node(int nid)
 	return nodes[nid].memory_nid;
 }
 
-static int for_each_extent(int nid, int region,
-			   int (*fn)(const struct ktrepl_extent *ext, void *arg),
+static int visit_extents(int nid, int region,
+			 int (*fn)(const struct ktrepl_extent *ext, void *arg),
 			   void *arg)
 {
 	struct ktrepl_extent ext = { 0 };
@@ -1073,8 +1073,8 @@ static u64 *root_of(int nid)
 }
 
 /* The leaf each replicated chunk has in nid's tables, one per chunk. */
-static int for_each_mapping(int nid,
-			    int (*fn)(const struct ktrepl_mapping *m, void *arg),
+static int visit_mappings(int nid,
+			  int (*fn)(const struct ktrepl_mapping *m, void *arg),
 			    void *arg)
 {
 	struct ktr_node *mem;
@@ -1218,9 +1218,9 @@ static struct ktrepl_provider provider = {
 	.memory_node = memory_node,
 	.nr_regions = ARRAY_SIZE(regions),
 	.regions = regions,
-	.for_each_extent = for_each_extent,
+	.for_each_extent = visit_extents,
 	.node_root = node_root,
-	.for_each_mapping = for_each_mapping,
+	.for_each_mapping = visit_mappings,
 	.root_diff = root_diff,
 	.overhead_bytes = overhead_bytes,
 	.patch_counters = patch_counters,
@@ -1279,8 +1279,8 @@ static int resolve_symbols(void)
 	if (!regions[1].start || !regions[1].end) {
 		regions[1].start = PAGE_ALIGN(regions[0].end);
 		regions[1].end = rodata_end_from_mappings(regions[1].start);
-		pr_info("ktrepl: rodata taken from the master's mappings: %px-%px\n",
-			(void *)regions[1].start, (void *)regions[1].end);
+		pr_info("ktrepl: rodata taken from the master's mappings: %lu KiB after text\n",
+			(regions[1].end - regions[1].start) >> 10);
 		if (regions[1].end == regions[1].start)
 			return -ENOENT;
 	}
