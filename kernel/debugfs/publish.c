@@ -68,14 +68,15 @@ static int summary_show(struct seq_file *m, void *v)
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
 	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u\n",
+		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu\n",
 		   KTREPL_ABI_VERSION, prov->name,
 		   IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
 		   prov->master_node, num_online_nodes(),
 		   activation_names[prov->activation], propagate, patches,
 		   bytes, missed, total, (u64)prov->master_root,
-		   (unsigned long)PAGE_OFFSET, prov->allocations);
+		   (unsigned long)PAGE_OFFSET, prov->allocations, prov->load_ns,
+		   prov->replicate_ns, prov->hook_ns, prov->memcpy_ns);
 	for_each_online_node(nid)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",

@@ -93,6 +93,10 @@ struct ktrepl_provider {
 	u64 (*overhead_bytes)(int nid);
 	phys_addr_t master_root;
 	unsigned int allocations;	/* page allocations made at load */
+	u64 load_ns;			/* how long the load took */
+	u64 replicate_ns;		/* of which copies and tables */
+	u64 hook_ns;			/* of which hooking the patcher */
+	u64 memcpy_ns;			/* a plain memcpy of it (bench=1) */
 
 	void (*patch_counters)(u64 *patches, u64 *bytes, u64 *missed,
 			       bool *propagate);

@@ -14,6 +14,7 @@
 #include <linux/io.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/math.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -35,6 +36,10 @@ MODULE_PARM_DESC(propagate, "copy runtime text patches into every replica (defau
 static bool fault_inject;
 module_param(fault_inject, bool, 0400);
 MODULE_PARM_DESC(fault_inject, "create debugfs 'inject' (tests only)");
+
+static bool bench;
+module_param(bench, bool, 0400);
+MODULE_PARM_DESC(bench, "also time a plain memcpy of the replicated bytes at load");
 
 static unsigned int fail_alloc;
 module_param(fail_alloc, uint, 0400);
@@ -133,7 +138,8 @@ static void ktr_free(struct page *page, unsigned int order)
 	pages_freed += 1UL << order;
 }
 
-static struct page *ktr_alloc(int nid, unsigned int order)
+/* zero: only pages not fully overwritten by a copy (the root's PTI half) */
+static struct page *ktr_alloc_flags(int nid, unsigned int order, gfp_t extra)
 {
 	struct page *page;
 
@@ -143,8 +149,8 @@ static struct page *ktr_alloc(int nid, unsigned int order)
 			alloc_calls);
 		return NULL;
 	}
-	page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE | __GFP_ZERO |
-					     __GFP_NOWARN,
+	page = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN |
+					     extra,
 				order);
 	if (page)
 		pages_allocated += 1UL << order;
@@ -155,6 +161,11 @@ static struct page *ktr_alloc(int nid, unsigned int order)
 		return NULL;
 	}
 	return page;
+}
+
+static struct page *ktr_alloc(int nid, unsigned int order)
+{
+	return ktr_alloc_flags(nid, order, 0);
 }
 
 static int pa_node(phys_addr_t pa)
@@ -344,8 +355,10 @@ static int copy_replicas(void)
 	}
 	record_master_sums();
 	WRITE_ONCE(replicas_ready, true);
-	if (ktr_text_mutex)
+	if (ktr_text_mutex) {
 		mutex_unlock(ktr_text_mutex);
+		return 0;
+	}
 	for (pass = 0; pass < 10; pass++) {
 		fixed = 0;
 		for (i = 0; i < nr_chunks; i++) {
@@ -367,6 +380,24 @@ static int copy_replicas(void)
 	}
 	pr_err("ktrepl: replicas keep changing under the copy\n");
 	return -EBUSY;
+}
+
+/*
+ * The baseline the load time is judged against: the same bytes copied
+ * by memcpy into the same (already allocated) node-local pages.
+ */
+static u64 time_plain_memcpy(void)
+{
+	u64 t = ktime_get_ns();
+	int i, nid;
+
+	for (i = 0; i < nr_chunks; i++)
+		for_each_online_node(nid)
+			if (chunks[i].copy[nid])
+				memcpy(page_address(chunks[i].copy[nid]),
+				       (void *)chunks[i].va,
+				       1UL << chunks[i].page_shift);
+	return ktime_get_ns() - t;
 }
 
 /* The direct-map alias of a replica would be a writable alias of text. */
@@ -442,7 +473,7 @@ static int build_node_tables(struct ktr_node *n)
 	int i, l, ret;
 
 	n->root_order = geom.root_order;
-	n->root_page = ktr_alloc(n->nid, n->root_order);
+	n->root_page = ktr_alloc_flags(n->nid, n->root_order, __GFP_ZERO);
 	if (!n->root_page) {
 		pr_err("ktrepl: no memory on node %d for its top-level table\n",
 		       n->nid);
@@ -1354,6 +1385,7 @@ void ktr_engine_exit(void)
 int ktr_engine_init(void)
 {
 	struct ktr_chunk *first;
+	u64 t_start = ktime_get_ns(), t_replicate = 0, t_hook = 0;
 	int nid, ret;
 
 #if defined(CONFIG_X86_64)
@@ -1403,9 +1435,11 @@ int ktr_engine_init(void)
 	ret = init_slots();
 	if (ret)
 		goto fail;
+	t_replicate = ktime_get_ns();
 	ret = alloc_replicas();
 	if (ret)
 		goto fail;
+	t_hook = ktime_get_ns();
 	if (arch->patch_symbol) {
 		patch_kprobe.symbol_name = arch->patch_symbol;
 		patch_kprobe.pre_handler = patch_pre_handler;
@@ -1420,6 +1454,14 @@ int ktr_engine_init(void)
 		ret = register_sync_probes();
 		if (ret)
 			goto fail;
+	}
+	t_hook = ktime_get_ns() - t_hook;
+	if (bench) {
+		u64 t = ktime_get_ns();
+
+		time_plain_memcpy();	/* warm up, as the real copy will be */
+		provider.memcpy_ns = time_plain_memcpy();
+		t_replicate += ktime_get_ns() - t;	/* not ours to count */
 	}
 	ret = copy_replicas();
 	if (!ret && arch->protect_alias)
@@ -1452,6 +1494,10 @@ int ktr_engine_init(void)
 	activation = arch->can_activate ? KTREPL_ACT_WORKLOAD :
 					  KTREPL_ACT_INACTIVE;
 	provider.allocations = alloc_calls;
+	provider.load_ns = ktime_get_ns() - t_start;
+	/* building the replicas and tables, without hooking the patcher */
+	provider.replicate_ns = ktime_get_ns() - t_replicate - t_hook;
+	provider.hook_ns = t_hook;
 	provider.activation = activation;
 	if (fault_inject)
 		provider.inject = inject;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "main.h"
 
@@ -40,39 +41,68 @@ static void json_hex(const uint8_t *buf, uint64_t pa, size_t len)
 	free(hex);
 }
 
-/* read PA LEN: the bytes at a physical address, from any memory source */
+/* read [-o FILE] PA LEN [PA LEN...]: bytes at physical addresses */
 int do_read(int argc, char **argv)
 {
+	const char *out_path = NULL;
 	struct kt_memsrc *src;
+	uint8_t *buf = NULL;
+	FILE *bin = NULL;
 	struct kt_err err;
 	uint64_t pa, len;
-	uint8_t *buf;
-	int ret;
+	int i, ret;
 
-	if (argc != 2 || parse_u64(argv[0], &pa) || parse_u64(argv[1], &len) ||
-	    !len || len > READ_MAX_LEN) {
+	if (argc >= 2 && !strcmp(argv[0], "-o")) {
+		out_path = argv[1];
+		argc -= 2;
+		argv += 2;
+	}
+	for (i = 0; i < argc; i += 2)
+		if (i + 1 >= argc || parse_u64(argv[i], &pa) ||
+		    parse_u64(argv[i + 1], &len) || !len || len > READ_MAX_LEN)
+			break;
+	if (!argc || i < argc || (argc > 2 && !out_path)) {
 		kt_out_error(&dump.out,
-			     "usage: read PHYSADDR LEN (LEN 1..%u)", READ_MAX_LEN);
+			     "usage: read [-o FILE] PHYSADDR LEN [PHYSADDR LEN...] (LEN 1..%u; several only with -o)",
+			     READ_MAX_LEN);
 		return EXIT_TROUBLE;
+	}
+	if (out_path) {
+		bin = fopen(out_path, "w");
+		if (!bin) {
+			kt_out_error(&dump.out, "%s: %s", out_path, strerror(errno));
+			return EXIT_TROUBLE;
+		}
 	}
 	ret = dump_open_memsrc(&src);
 	if (ret)
-		return ret;
-	buf = malloc(len);
+		goto out;
 	kt_err_clear(&err);
-	if (!buf) {
-		kt_err_set(&err, ENOMEM, "out of memory for %" PRIu64 " bytes", len);
-		ret = dump_fail(&err);
-	} else if (kt_memsrc_read_phys(src, pa, buf, len, &err)) {
-		ret = dump_fail(&err);
-	} else {
-		if (dump.out.json)
+	for (i = 0; i < argc && !ret; i += 2) {
+		parse_u64(argv[i], &pa);
+		parse_u64(argv[i + 1], &len);
+		free(buf);
+		buf = malloc(len);
+		if (!buf) {
+			kt_err_set(&err, ENOMEM, "out of memory for %" PRIu64 " bytes", len);
+			ret = dump_fail(&err);
+		} else if (kt_memsrc_read_phys(src, pa, buf, len, &err)) {
+			ret = dump_fail(&err);
+		} else if (bin) {
+			if (fwrite(buf, 1, len, bin) != len) {
+				kt_out_error(&dump.out, "%s: write failed", out_path);
+				ret = EXIT_TROUBLE;
+			}
+		} else if (dump.out.json) {
 			json_hex(buf, pa, len);
-		else
+		} else {
 			print_hex(buf, pa, len);
-		ret = EXIT_CLEAN;
+		}
 	}
-	free(buf);
 	kt_memsrc_close(src);
+out:
+	if (bin)
+		fclose(bin);
+	free(buf);
 	return ret;
 }

@@ -83,6 +83,23 @@ static int load_symbols(struct dump_target *dt, struct kt_err *err)
 	return ret ? kt_err_wrap(err, "%s", path) : 0;
 }
 
+/*
+ * Symbols on first use. A symbol file that cannot be read leaves the
+ * output with bare addresses and a note on stderr, not a failed check.
+ */
+static struct kt_symtab *lazy_symbols(struct kt_target *t)
+{
+	struct dump_target *dt = t->load_arg;
+	struct kt_err err;
+
+	kt_err_clear(&err);
+	if (load_symbols(dt, &err)) {
+		fprintf(stderr, "ktrepl-dump: warning: no symbols: %s\n", err.msg);
+		return NULL;
+	}
+	return dt->have_syms ? &dt->syms : NULL;
+}
+
 /* A vmlinux from another build would name every address wrongly. */
 static int check_vmlinux_matches(struct dump_target *dt, struct kt_err *err)
 {
@@ -129,14 +146,13 @@ static int open_offline(struct dump_target *dt)
 			   "nothing is replicated in this dump: one memory node");
 		return dump_fail(&err);
 	}
-	ret = load_symbols(dt, &err);
-	if (!ret)
-		ret = kt_target_init(&dt->t, &dt->st, dt->src,
-				     dt->have_syms ? &dt->syms : NULL, &err);
+	ret = kt_target_init(&dt->t, &dt->st, dt->src, NULL, &err);
 	if (ret) {
 		dump_target_close(dt);
 		return dump_fail(&err);
 	}
+	dt->t.load_syms = lazy_symbols;
+	dt->t.load_arg = dt;
 	return 0;
 }
 
@@ -169,14 +185,13 @@ int dump_target_open(struct dump_target *dt)
 		kt_state_free(&dt->st);
 		return ret;
 	}
-	ret = load_symbols(dt, &err);
-	if (!ret)
-		ret = kt_target_init(&dt->t, &dt->st, dt->src,
-				     dt->have_syms ? &dt->syms : NULL, &err);
+	ret = kt_target_init(&dt->t, &dt->st, dt->src, NULL, &err);
 	if (ret) {
 		dump_target_close(dt);
 		return dump_fail(&err);
 	}
+	dt->t.load_syms = lazy_symbols;
+	dt->t.load_arg = dt;
 	return 0;
 }
 

@@ -97,14 +97,19 @@ const char *kt_classify(const char *arch, const uint8_t *m, const uint8_t *r,
 	return "unknown";
 }
 
-struct diff_run {
-	struct kt_target *t;
-	kt_diff_fn fn;
-	void *arg;
+/* the range being coalesced on one node */
+struct node_diff {
 	struct kt_diff cur;
 	bool open;
 	bool site;	/* the open range is one known patch site */
 	uint64_t last;	/* last VA of the open range */
+};
+
+struct diff_run {
+	struct kt_target *t;
+	kt_diff_fn fn;
+	void *arg;
+	struct node_diff *nd;	/* the node being compared */
 	uint8_t *mbuf, *rbuf;
 };
 
@@ -153,13 +158,13 @@ static uint64_t x86_insn_start(struct diff_run *dr, const struct kt_diff *d,
 
 static int flush_range(struct diff_run *dr, struct kt_err *err)
 {
-	struct kt_diff *d = &dr->cur;
+	struct kt_diff *d = &dr->nd->cur;
 	uint64_t show, at;
 
-	if (!dr->open)
+	if (!dr->nd->open)
 		return 0;
-	dr->open = false;
-	d->len = dr->last - d->va + 1;
+	dr->nd->open = false;
+	d->len = dr->nd->last - d->va + 1;
 	/* report whole instructions: a changed call target starts at e8 */
 	at = strcmp(dr->t->st->arch, "x86_64") ? d->va :
 						 x86_insn_start(dr, d, d->va, err);
@@ -177,6 +182,10 @@ static int flush_range(struct diff_run *dr, struct kt_err *err)
 	    read_master(dr->t, d->va + d->len, d->after, KT_DIFF_CONTEXT, err)) {
 		/* context at a region edge may not be replicated: leave it */
 		kt_err_clear(err);
+	}
+	if (!dr->t->syms && dr->t->load_syms) {
+		dr->t->syms = dr->t->load_syms(dr->t);
+		dr->t->load_syms = NULL;
 	}
 	kt_symtab_format(dr->t->syms, d->va, d->sym, sizeof(d->sym));
 	d->kind = kt_classify(dr->t->st->arch, d->master, d->replica, d->len,
@@ -212,15 +221,16 @@ static unsigned int site_len(const char *arch, const uint8_t *m,
 	return 0;
 }
 
+/* compare one block of a node's replica with the master's (in mbuf) */
 static int diff_block(struct diff_run *dr, int node, int region, uint64_t va,
 		      uint64_t replica_pa, uint64_t len, struct kt_err *err)
 {
 	const char *arch = dr->t->st->arch;
+	struct node_diff *nd = dr->nd;
 	uint64_t i;
 	int ret;
 
-	if (read_master(dr->t, va, dr->mbuf, len, err) ||
-	    kt_memsrc_read_phys(dr->t->src, replica_pa, dr->rbuf, len, err))
+	if (kt_memsrc_read_phys(dr->t->src, replica_pa, dr->rbuf, len, err))
 		return kt_err_wrap(err, "node %d, 0x%" PRIx64, node, va);
 	if (!memcmp(dr->mbuf, dr->rbuf, len))
 		return 0;
@@ -228,40 +238,79 @@ static int diff_block(struct diff_run *dr, int node, int region, uint64_t va,
 		unsigned int site;
 		uint64_t start = i;
 
-		if (dr->mbuf[i] == dr->rbuf[i] ||
-		    (dr->open && va + i <= dr->last))
+		if (dr->mbuf[i] == dr->rbuf[i] || (nd->open && va + i <= nd->last))
 			continue;
 		site = site_len(arch, dr->mbuf + i, dr->rbuf + i, len - i);
 		if (site == 4)	/* arm64: the whole aligned instruction */
 			start = i & ~3ULL;
-		if (dr->open && (site || dr->site ||
-				 va + i - dr->last > KT_DIFF_MERGE_GAP)) {
+		if (nd->open && (site || nd->site ||
+				 va + i - nd->last > KT_DIFF_MERGE_GAP)) {
 			ret = flush_range(dr, err);
 			if (ret)
 				return ret;
 		}
-		if (!dr->open) {
-			memset(&dr->cur, 0, sizeof(dr->cur));
-			dr->cur.node = node;
-			dr->cur.region = region;
-			dr->cur.va = va + start;
-			dr->cur.replica_pa = replica_pa + start;
-			dr->cur.master_pa = master_pa_of(dr->t, va + start);
-			dr->open = true;
-			dr->site = site != 0;
+		if (!nd->open) {
+			memset(&nd->cur, 0, sizeof(nd->cur));
+			nd->cur.node = node;
+			nd->cur.region = region;
+			nd->cur.va = va + start;
+			nd->cur.replica_pa = replica_pa + start;
+			nd->cur.master_pa = master_pa_of(dr->t, va + start);
+			nd->open = true;
+			nd->site = site != 0;
 		}
-		dr->last = va + start + (site ? site : 1) - 1;
+		nd->last = va + start + (site ? site : 1) - 1;
 	}
 	return 0;
 }
 
+static bool compares_node(const struct kt_node_state *n,
+			  const struct kt_diff_opts *opts)
+{
+	/* aliases share their memory node's replica: compare once */
+	return !strcmp(n->role, "replica") &&
+	       (!opts || opts->node < 0 || opts->node == n->nid);
+}
+
+/* the largest block at va that no extent boundary cuts */
+static int block_len(struct kt_target *t, const struct kt_diff_opts *opts,
+		     uint64_t va, uint64_t len, struct kt_err *err)
+{
+	const struct kt_extent_state *e;
+	int i;
+
+	e = kt_state_extent(t->st, t->st->master_node, va);
+	if (!e)
+		return kt_err_set(err, ENOENT, "the master does not map 0x%" PRIx64,
+				  va);
+	if (e->va + e->size - va < len)
+		len = e->va + e->size - va;
+	for (i = 0; i < t->st->nr_nodes; i++) {
+		if (!compares_node(&t->st->nodes[i], opts))
+			continue;
+		e = kt_state_extent(t->st, t->st->nodes[i].nid, va);
+		if (!e)
+			return kt_err_set(err, ENOENT,
+					  "node %d has no replica of 0x%" PRIx64,
+					  t->st->nodes[i].nid, va);
+		if (e->va + e->size - va < len)
+			len = e->va + e->size - va;
+	}
+	return (int)len;
+}
+
+/*
+ * Block by block over each region: the master's bytes are read once and
+ * compared with every replica node's, so a 4-node check reads the
+ * master once, not three times.
+ */
 int kt_diff_run(struct kt_target *t, const struct kt_diff_opts *opts,
 		kt_diff_fn fn, void *arg, uint64_t *compared,
 		struct kt_err *err)
 {
 	struct diff_run dr = { .t = t, .fn = fn, .arg = arg };
-	size_t i;
-	int ret = 0;
+	struct node_diff nds[KT_MAX_NODES] = { 0 };
+	int r, i, ret = 0;
 
 	*compared = 0;
 	dr.mbuf = malloc(KT_DIFF_BLOCK);
@@ -270,33 +319,41 @@ int kt_diff_run(struct kt_target *t, const struct kt_diff_opts *opts,
 		ret = kt_err_set(err, ENOMEM, "out of memory for diff buffers");
 		goto out;
 	}
-	for (i = 0; i < t->st->nr_extents && !ret; i++) {
-		const struct kt_extent_state *e = &t->st->extents[i];
-		const struct kt_node_state *n = kt_state_node(t->st, e->node);
-		const struct kt_region_state *r = &t->st->regions[e->region];
-		uint64_t va, end;
+	for (r = 0; r < t->st->nr_regions && !ret; r++) {
+		uint64_t va = t->st->regions[r].start, end = t->st->regions[r].end;
 
-		/* aliases share their memory node's replica: compare once */
-		if (!n || strcmp(n->role, "replica"))
+		if (opts && opts->region >= 0 && opts->region != r)
 			continue;
-		if (opts && opts->node >= 0 && opts->node != e->node)
-			continue;
-		if (opts && opts->region >= 0 && opts->region != e->region)
-			continue;
-		va = e->va > r->start ? e->va : r->start;
-		end = e->va + e->size < r->end ? e->va + e->size : r->end;
 		while (va < end && !ret) {
-			uint64_t len = end - va;
+			int len = block_len(t, opts, va,
+					    end - va < KT_DIFF_BLOCK ? end - va :
+								       KT_DIFF_BLOCK,
+					    err);
 
-			if (len > KT_DIFF_BLOCK)
-				len = KT_DIFF_BLOCK;
-			ret = diff_block(&dr, e->node, e->region, va,
-					 e->pa + (va - e->va), len, err);
-			*compared += len;
-			va += len;
+			if (len < 0) {
+				ret = len;
+				break;
+			}
+			ret = read_master(t, va, dr.mbuf, (uint64_t)len, err);
+			for (i = 0; i < t->st->nr_nodes && !ret; i++) {
+				const struct kt_node_state *n = &t->st->nodes[i];
+				const struct kt_extent_state *e;
+
+				if (!compares_node(n, opts))
+					continue;
+				e = kt_state_extent(t->st, n->nid, va);
+				dr.nd = &nds[i];
+				ret = diff_block(&dr, n->nid, r, va,
+						 e->pa + (va - e->va),
+						 (uint64_t)len, err);
+				*compared += (uint64_t)len;
+			}
+			va += (uint64_t)len;
 		}
-		if (!ret)
+		for (i = 0; i < t->st->nr_nodes && !ret; i++) {
+			dr.nd = &nds[i];
 			ret = flush_range(&dr, err);
+		}
 	}
 out:
 	free(dr.mbuf);

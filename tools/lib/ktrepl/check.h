@@ -18,6 +18,12 @@ struct kt_target {
 	const struct kt_arch *arch;
 	struct kt_pt_geometry geo;
 	struct kt_symtab *syms;	/* may be NULL */
+	/*
+	 * Optional: loads syms on first use. Symbols are only needed to name
+	 * a divergence, and a healthy check should not pay for parsing them.
+	 */
+	struct kt_symtab *(*load_syms)(struct kt_target *t);
+	void *load_arg;
 };
 
 int kt_target_init(struct kt_target *t, struct kt_state *st,

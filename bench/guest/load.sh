@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0
+# Five loads with bench=1: load time against a plain memcpy.
+. /lib.sh
+i=0
+while [ $i -lt 5 ]; do
+	insmod /lib/modules/ktrepl.ko bench=1
+	emit load head -n1 $D/summary
+	emit nodes grep '^node=' $D/summary
+	rmmod ktrepl
+	i=$((i + 1))
+done
+done_testing

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# verify against a raw read of the same bytes from /proc/kcore.
+. /lib.sh
+# busybox date has no %N: /proc/uptime gives 10 ms steps
+ns() { awk '{printf "%.0f\n", $1 * 1000000000}' /proc/uptime; }
+insmod /lib/modules/ktrepl.ko
+for round in 1 2 3; do
+	t0=$(ns)
+	ktrepl-dump -j verify > /tmp/v.json
+	t1=$(ns)
+	# the same bytes, master and replica sides, raw through kcore
+	args=$(awk '{ for (i = 1; i <= NF; i++) { split($i, f, "=");
+		if (f[1] == "pa") pa = f[2]; if (f[1] == "size") size = f[2] }
+		printf "%s %s ", pa, size }' $D/replicas)
+	ktrepl-dump read -o /dev/null $args
+	t2=$(ns)
+	echo "@@verify@@ verify_ns=$((t1 - t0)) raw_ns=$((t2 - t1)) $(cat /tmp/v.json)"
+done
+done_testing
+echo "KTREPL-READY-FOR-DUMP"
+sleep 600
