@@ -198,7 +198,8 @@ class Guest:
     """One booted guest. Use as a context manager."""
 
     def __init__(self, arch, topology, initrd, cmdline="", cpu=None,
-                 timeout=300, log=None, mem_per_node=512, extra_args=()):
+                 timeout=300, log=None, mem_per_node=512, extra_args=(),
+                 keep_panicked=False):
         self.arch = arch
         self.topo = parse_topology(topology)
         self.tmp = tempfile.mkdtemp(prefix="ktvm-")
@@ -215,11 +216,16 @@ class Guest:
                 "-smp", f"{ncpus},sockets={len(self.topo)},"
                 f"cores={self.topo[0]['cpus']},threads=1", "-m", f"{mem_per_node * nmem}M",
                 "-kernel", kernel_image(arch), "-initrd", initrd,
-                "-append", f"console={a['console']} panic=-1 quiet "
+                # keep_panicked: a panicked guest stays up (panic=0) and
+                # QEMU pauses it, so its memory can still be dumped
+                "-append", f"console={a['console']} "
+                f"panic={0 if keep_panicked else -1} quiet "
                 f"loglevel=4 {cmdline}".strip(),
                 "-display", "none", "-serial", "stdio", "-monitor", "none",
                 "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
-                "-device", "vmcoreinfo", "-no-reboot", *extra_args]
+                "-device", "vmcoreinfo", "-no-reboot",
+                *(["-action", "panic=pause"] if keep_panicked else []),
+                *extra_args]
         if cpu:
             args += ["-cpu", cpu]
         cpu_id = 0
@@ -332,6 +338,10 @@ class Guest:
         out = [call(c, **kw) for c, kw in commands]
         s.close()
         return out
+
+    def wait_panic(self):
+        """Wait for the guest's panic; its memory stays dumpable."""
+        return self.wait_for(r"Kernel panic - not syncing")
 
     def dump(self, path, fmt="elf"):
         """dump-guest-memory; fmt 'elf' or 'kdump-zlib' (made non-flat)."""

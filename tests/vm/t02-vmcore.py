@@ -86,5 +86,31 @@ for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
     tap.ok(re.search(r"^\s*CPUS: 4\s*$", r.stdout, re.M) is not None,
            f"crash sees the guest's 4 CPUs in the {fmt} vmcore")
 
+# a guest that panicked can still be dumped, and crash sees the panic
+script = os.path.join(os.path.dirname(__file__), "guest", "panic.sh")
+initrd = ktvm.build_initramfs("x86_64", script, os.path.join(tmp, "initrd2"))
+panic_core = os.path.join(tmp, "panic.elf")
+with ktvm.Guest("x86_64", "2x2", initrd, timeout=240,
+                keep_panicked=True) as g:
+    try:
+        g.wait_panic()
+        g.dump(panic_core, "elf")
+        dumped = True
+    except Exception as e:
+        tap.diag(str(e))
+        tap.diag("\n".join(g.lines[-20:]))
+        dumped = False
+tap.ok(dumped, "a panicked guest is dumped through QMP")
+if dumped:
+    r = subprocess.run(["crash", "-s", vmlinux, panic_core],
+                       input="sys\nbt\nquit\n", capture_output=True,
+                       text=True, timeout=300)
+    tap.ok(re.search(r"PANIC: \"Kernel panic - not syncing: sysrq triggered crash", r.stdout) is not None,
+           "crash reads the panic message from the panicked guest's dump",
+           r.stdout[-1500:] + r.stderr[-500:])
+    tap.ok("sysrq_handle_crash" in r.stdout,
+           "crash's backtrace shows the panicking function",
+           r.stdout[-1500:])
+
 subprocess.run(["rm", "-rf", tmp])
 tap.done()
