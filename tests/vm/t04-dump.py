@@ -131,6 +131,36 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
            f"vmcore ({fmt}) walk of node {rep} equals the live walk "
            f"({len(vw)} mappings)", err)
 
+# a replica-only trap kills the box on that node; the dump says where
+initrd2 = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
+                                                      "dump-panic.sh"),
+                               os.path.join(tmp, "initrd2"), tools=[DUMP])
+panic_core = os.path.join(tmp, "panic.elf")
+with ktvm.Guest("x86_64", "2x2", initrd2, timeout=300,
+                keep_panicked=True) as g:
+    try:
+        g.wait_panic()
+        g.dump(panic_core, "elf")
+        plines = list(g.lines)
+    except Exception as e:
+        plines = g.lines + [f"ERROR {e}"]
+prep = next((int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
+                                       for x in plines) if m), None)
+oops = "\n".join(plines)
+tap.ok("invalid opcode" in oops and f"ktrepl_work/{prep}" in oops,
+       f"node {prep}'s worker hit the planted trap and the box panicked",
+       oops[-3000:])
+rc, out, err = run("-j", "--vmcore", panic_core, "--vmlinux", VMLINUX,
+                   "verify")
+pv = json.loads(out) if out.startswith("{") else {}
+names = [(v["node"], v.get("sym"), v.get("kind"))
+         for v in pv.get("violations", [])]
+# ud2 is 0f 0b over a 0f 1f.. nop: the bytes differ from +0x1 on
+tap.ok(rc == 1 and any(n == prep and sym in ("int_sqrt+0x0", "int_sqrt+0x1")
+                       and kind == "unknown" for n, sym, kind in names),
+       f"verify on the panic dump names int_sqrt on node {prep} "
+       "(not a patch site)", f"{rc} {names} {err}")
+
 # the bad-input table: each exits 2 and says what and where
 fake = os.path.join(tmp, "fake-debugfs")
 os.makedirs(fake)
