@@ -131,6 +131,16 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
            f"vmcore ({fmt}) walk of node {rep} equals the live walk "
            f"({len(vw)} mappings)", err)
 
+# symbols from a System.map (made from the vmlinux, as a distro ships it)
+smap = os.path.join(tmp, "System.map")
+with open(smap, "w") as f:
+    subprocess.run(["nm", "-n", VMLINUX], stdout=f, check=True)
+rc, out, err = run("-j", "--vmcore", elf_core, "--system-map", smap, "verify")
+sm = json.loads(out) if out.startswith("{") else {}
+tap.ok(rc == 1 and any(v.get("sym") == "vfs_read+0x3"
+                       for v in sm.get("violations", [])),
+       "vmcore verify with a System.map names vfs_read+0x3", err)
+
 # a replica-only trap kills the box on that node; the dump says where
 initrd2 = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
                                                       "dump-panic.sh"),
