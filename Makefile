@@ -66,12 +66,12 @@ tools-arm64:
 		AR=$(CROSS_COMPILE_ARM64)ar KTREPL_SRC=$(CURDIR)
 
 crash-ext: tools
-	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext; fi
+	$(MAKE) -C crash-ext
 
 unit-check: tools
 	$(MAKE) -C tests/unit check
 
-vm-check: kernel kernel-arm64 tools tools-arm64
+vm-check: kernel kernel-arm64 tools tools-arm64 crash-ext
 	tests/vm/run-all.sh
 
 check: deps
@@ -82,8 +82,9 @@ demo: deps
 	$(MAKE) kernel tools
 	tests/vm/demo.sh
 
-install: all
+install: all crash-ext
 	install -D -m 0755 tools/ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
+	install -D -m 0644 crash-ext/ktrepl.so $(DESTDIR)/usr/lib/crash/extensions/ktrepl.so
 	install -D -m 0644 $(BUILD)/kernel-x86_64/ktrepl.ko \
 		$(DESTDIR)/lib/modules/$(KABI)-cloud-amd64/extra/ktrepl.ko
 	@for m in docs/man/*.8; do [ -f "$$m" ] || continue; \
@@ -94,3 +95,4 @@ clean:
 	$(MAKE) -C tools/lib/ktrepl clean
 	$(MAKE) -C tools/ktrepl-dump clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C crash-ext clean

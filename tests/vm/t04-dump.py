@@ -171,6 +171,43 @@ tap.ok(rc == 1 and any(n == prep and sym in ("int_sqrt+0x0", "int_sqrt+0x1")
        f"verify on the panic dump names int_sqrt on node {prep} "
        "(not a patch site)", f"{rc} {names} {err}")
 
+# crash> ktrepl on the same dumps, through the same library
+EXT = os.path.join(ktvm.ROOT, "crash-ext", "ktrepl.so")
+
+
+def crash(core, *cmds):
+    r = subprocess.run(["crash", "-s", VMLINUX, core],
+                       input="\n".join([f"extend {EXT}", *cmds, "quit"]) + "\n",
+                       capture_output=True, text=True, timeout=600)
+    return r.stdout + r.stderr
+
+
+out = crash(elf_core, "ktrepl", "ktrepl -v", f"ktrepl -t vfs_read -n {rep}",
+            "help ktrepl", "ktrepl -x")
+tap.ok(f"master node {summ[0]['master_node']}" in out and
+       "REGION" in out, "crash> ktrepl shows the summary from the dump")
+tap.ok("DIVERGED: 5 violations" in out and
+       f"bytes: node {rep} " in out and "vfs_read+0x3" in out,
+       "crash> ktrepl -v finds the same 5 violations as ktrepl-dump",
+       out[-3000:])
+rc, wout, err = run("-j", "--vmcore", elf_core, "walk", "--node", str(rep),
+                    "--va", hex(next(int(v["va"], 16) for v in viol
+                                     if v["sym"] == "vfs_read+0x3") - 3))
+wpa = json.loads(wout)["mappings"][0]["pa"] if rc == 0 else "?"
+m = re.search(rf"node {rep} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa (0x[0-9a-f]+)",
+              out)
+tap.ok(m is not None and int(m.group(1), 16) == int(wpa, 16),
+       f"crash> ktrepl -t vfs_read -n {rep} agrees with ktrepl-dump walk "
+       f"--va ({m.group(1) if m else '-'} vs {wpa})", out[-2000:])
+tap.ok("SYNOPSIS" in out and "ktrepl [-v | -d" in out and "EXAMPLE" in out,
+       "help ktrepl renders NAME, SYNOPSIS, DESCRIPTION and EXAMPLE")
+tap.ok("Usage:" in out and "ktrepl [-v | -d" in out,
+       "a bad option prints the usage")
+pout = crash(panic_core, "ktrepl -v")
+tap.ok(f"bytes: node {prep} " in pout and "int_sqrt+0x" in pout,
+       "crash> ktrepl -v on the panic dump names int_sqrt on the "
+       "panicking node", pout[-2000:])
+
 # the bad-input table: each exits 2 and says what and where
 fake = os.path.join(tmp, "fake-debugfs")
 os.makedirs(fake)

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crash> ktrepl: replication state in a vmcore, through tools/lib/ktrepl.
+ * Memory comes from crash's readmem(), symbols from crash's own table;
+ * the descriptor reader, walkers, checks and printers are the library's.
+ */
+#include "defs.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+
+#include "check.h"
+#include "memsrc.h"
+#include "output.h"
+#include "report.h"
+#include "state.h"
+#include "symbols.h"
+
+static int crash_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
+			   size_t len, struct kt_err *err)
+{
+	if (!readmem(pa, PHYSADDR, buf, (long)len, "ktrepl",
+		     RETURN_ON_ERROR | QUIET))
+		return kt_err_set(err, ENODATA,
+				  "physical 0x%" PRIx64 "+%zu is not in the dump (filtered or truncated)",
+				  pa, len);
+	return 0;
+}
+
+static int crash_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
+			    size_t len, struct kt_err *err)
+{
+	char *v = pc->read_vmcoreinfo ? pc->read_vmcoreinfo(key) : NULL;
+
+	if (!v)
+		return kt_err_set(err, ENOENT, "VMCOREINFO has no %s", key);
+	snprintf(val, len, "%s", v);
+	free(v);
+	return 0;
+}
+
+static const struct kt_memsrc_ops crash_ops = {
+	.name = "crash",
+	.read_phys = crash_read_phys,
+	.vmcoreinfo = crash_vmcoreinfo,
+};
+
+/* crash has already relocated its symbols to runtime addresses */
+static int crash_symtab(struct kt_symtab *tab)
+{
+	long i;
+
+	memset(tab, 0, sizeof(*tab));
+	tab->syms = calloc(st->symcnt ? st->symcnt : 1, sizeof(*tab->syms));
+	if (!tab->syms)
+		return -ENOMEM;
+	for (i = 0; i < st->symcnt; i++) {
+		tab->syms[tab->nr].addr = st->symtable[i].value;
+		tab->syms[tab->nr].name = strdup(st->symtable[i].name);
+		if (tab->syms[tab->nr].name)
+			tab->nr++;
+	}
+	return 0;
+}
+
+struct session {
+	struct kt_memsrc *src;
+	struct kt_state st;
+	struct kt_symtab syms;
+	struct kt_target t;
+	struct kt_out out;
+};
+
+static bool session_open(struct session *s)
+{
+	struct kt_err err;
+	uint64_t pa;
+
+	memset(s, 0, sizeof(*s));
+	kt_err_clear(&err);
+	s->src = kt_memsrc_new(&crash_ops, NULL, pc->dumpfile ? pc->dumpfile : "live");
+	if (!s->src) {
+		error(INFO, "ktrepl: out of memory\n");
+		return false;
+	}
+	if (kt_state_find_descriptor(s->src, &pa, &err) ||
+	    kt_state_load_descriptor(&s->st, s->src, pa, &err)) {
+		error(INFO, "ktrepl: %s\n", err.msg);
+		kt_memsrc_close(s->src);
+		return false;
+	}
+	crash_symtab(&s->syms);
+	if (kt_target_init(&s->t, &s->st, s->src, &s->syms, &err)) {
+		error(INFO, "ktrepl: %s\n", err.msg);
+		kt_symtab_free(&s->syms);
+		kt_state_free(&s->st);
+		kt_memsrc_close(s->src);
+		return false;
+	}
+	kt_out_init(&s->out, "ktrepl", false, false);
+	s->out.fp = fp;
+	s->out.errfp = fp;
+	return true;
+}
+
+static void session_close(struct session *s)
+{
+	kt_out_fini(&s->out);
+	kt_symtab_free(&s->syms);
+	kt_state_free(&s->st);
+	kt_memsrc_close(s->src);
+}
+
+static int print_diff(const struct kt_diff *d, void *arg)
+{
+	struct session *s = arg;
+
+	kt_report_diff(&s->out, &s->st, d);
+	return 0;
+}
+
+static int print_violation(const struct kt_violation *v, void *arg)
+{
+	struct session *s = arg;
+
+	kt_report_violation(&s->out, &s->st, v, false);
+	return 0;
+}
+
+static void cmd_ktrepl(void)
+{
+	int c, node = -1, mode = 's';
+	ulonglong addr = 0;
+	struct session s;
+	struct kt_err err;
+
+	optind = 0;
+	while ((c = getopt(argcnt, args, "vdt:n:")) != EOF) {
+		switch (c) {
+		case 'v':
+		case 'd':
+			mode = c;
+			break;
+		case 't':
+			mode = 't';
+			addr = symbol_exists(optarg) ?
+				       symbol_value(optarg) :
+				       htoll(optarg, FAULT_ON_ERROR, NULL);
+			break;
+		case 'n':
+			node = (int)dtol(optarg, FAULT_ON_ERROR, NULL);
+			break;
+		default:
+			argerrs++;
+		}
+	}
+	if (argerrs || args[optind])
+		cmd_usage(pc->curcmd, SYNOPSIS);
+	if (!session_open(&s))
+		return;
+	kt_err_clear(&err);
+	if (node >= 0 && !kt_state_node(&s.st, node)) {
+		error(INFO, "ktrepl: no node %d in this dump\n", node);
+		session_close(&s);
+		return;
+	}
+	switch (mode) {
+	case 's':
+		kt_report_summary(&s.out, &s.st);
+		break;
+	case 'd': {
+		struct kt_diff_opts opts = { .node = node, .region = -1 };
+		uint64_t compared;
+
+		if (kt_diff_run(&s.t, &opts, print_diff, &s, &compared, &err))
+			error(INFO, "ktrepl: %s\n", err.msg);
+		break;
+	}
+	case 'v': {
+		struct kt_verify_stats stats;
+
+		if (kt_verify_run(&s.t, print_violation, &s, &stats, &err))
+			error(INFO, "ktrepl: %s\n", err.msg);
+		else
+			kt_report_verify_end(&s.out, &stats, false);
+		break;
+	}
+	case 't': {
+		const struct kt_node_state *n;
+		struct kt_mapping m;
+		int i;
+
+		for (i = 0; i < s.st.nr_nodes; i++) {
+			n = &s.st.nodes[i];
+			if ((node >= 0 && n->nid != node) || !n->root_pa)
+				continue;
+			if (kt_translate(s.t.arch, &s.t.geo, s.src, n->root_pa,
+					 addr, &m, &err))
+				error(INFO, "ktrepl: %s\n", err.msg);
+			else
+				kt_report_mapping(&s.out, &s.t, n->nid, NULL, &m,
+						  true);
+		}
+		break;
+	}
+	}
+	session_close(&s);
+}
+
+static char *help_ktrepl[] = {
+	"ktrepl",
+	"NUMA kernel text replication: replicas, node tables, divergence",
+	"[-v | -d [-n node] | -t address [-n node]]",
+	"  Reads the ktrepl descriptor that ktrepl.ko left in the dump and",
+	"  shows the replication state. Without options: nodes, master node,",
+	"  regions, per-node top-level tables, overhead and patch counters.",
+	"",
+	"    -v  verify: replica bytes, node locality, shared top-level entries,",
+	"        writable text and executable rodata, as ktrepl-dump --verify.",
+	"    -d  every range where a replica differs from the master, with the",
+	"        symbol and the kind of patch site it matches.",
+	"    -t  translate an address or symbol through each node's own tables,",
+	"        printing every level's entry and the node of the final page",
+	"        (vtop only walks swapper_pg_dir).",
+	"    -n  restrict -d or -t to one node.",
+	"\nEXAMPLE",
+	"  Check the replicas after a panic:\n",
+	"    %s> ktrepl -v",
+	"    bytes: node 0 0xffffffff815a06f1 len 1 int_sqrt+0x1 [unknown] differs from the master",
+	"    verify: DIVERGED: 1 violation; 2 nodes, 96 mappings, 23219954 bytes compared",
+	NULL
+};
+
+static struct command_table_entry command_table[] = {
+	{ "ktrepl", cmd_ktrepl, help_ktrepl, 0 },
+	{ NULL },
+};
+
+void __attribute__((constructor)) ktrepl_init(void)
+{
+	register_extension(command_table);
+}
+
+void __attribute__((destructor)) ktrepl_fini(void)
+{
+}
