@@ -120,6 +120,21 @@ static int check_vmlinux_matches(struct dump_target *dt, struct kt_err *err)
 	return 0;
 }
 
+/* state and memory are open: paging geometry, and symbols when needed */
+static int finish_open(struct dump_target *dt)
+{
+	struct kt_err err;
+
+	kt_err_clear(&err);
+	if (kt_target_init(&dt->t, &dt->st, dt->src, NULL, &err)) {
+		dump_target_close(dt);
+		return dump_fail(&err);
+	}
+	dt->t.load_syms = lazy_symbols;
+	dt->t.load_arg = dt;
+	return 0;
+}
+
 static int open_offline(struct dump_target *dt)
 {
 	struct kt_err err;
@@ -146,14 +161,7 @@ static int open_offline(struct dump_target *dt)
 			   "nothing is replicated in this dump: one memory node");
 		return dump_fail(&err);
 	}
-	ret = kt_target_init(&dt->t, &dt->st, dt->src, NULL, &err);
-	if (ret) {
-		dump_target_close(dt);
-		return dump_fail(&err);
-	}
-	dt->t.load_syms = lazy_symbols;
-	dt->t.load_arg = dt;
-	return 0;
+	return finish_open(dt);
 }
 
 int dump_target_open(struct dump_target *dt)
@@ -185,14 +193,7 @@ int dump_target_open(struct dump_target *dt)
 		kt_state_free(&dt->st);
 		return ret;
 	}
-	ret = kt_target_init(&dt->t, &dt->st, dt->src, NULL, &err);
-	if (ret) {
-		dump_target_close(dt);
-		return dump_fail(&err);
-	}
-	dt->t.load_syms = lazy_symbols;
-	dt->t.load_arg = dt;
-	return 0;
+	return finish_open(dt);
 }
 
 void dump_target_close(struct dump_target *dt)

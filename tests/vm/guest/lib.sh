@@ -58,3 +58,25 @@ pa_node() {
 }
 
 D=/sys/kernel/debug/ktrepl
+
+# replicas_on_their_nodes: every replica extent's first and last page lie
+# on its node's memory node, by sysfs; prints "BAD N" and the count
+replicas_on_their_nodes() {
+	_bad=0
+	_n=0
+	while read -r _line; do
+		_node=$(echo "$_line" | kv node)
+		_pa=$(echo "$_line" | kv pa)
+		_size=$(echo "$_line" | kv size)
+		_mem=$(grep "^node=$_node " $D/summary | kv memory_node)
+		for _a in $((_pa)) $((_pa + _size - 4096)); do
+			_got=$(pa_node $_a)
+			if [ "$_got" != "$_mem" ]; then
+				echo "# extent of node $_node at pa $_pa: page $_a is on node $_got" >&2
+				_bad=$((_bad + 1))
+			fi
+		done
+		_n=$((_n + 1))
+	done < $D/replicas
+	echo "$_bad $_n"
+}

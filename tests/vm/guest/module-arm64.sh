@@ -9,19 +9,9 @@ master=$(head -n1 $S | kv master_node)
 kpa=$(awk -F'[- :]+' '/Kernel code/ {print $2; exit}' /proc/iomem)
 check "master node $master holds the kernel code (sysfs memory blocks)" \
 	test "$(pa_node $((0x$kpa)))" = "$master"
-bad=0
-n=0
-while read -r line; do
-	node=$(echo "$line" | kv node)
-	pa=$(echo "$line" | kv pa)
-	size=$(echo "$line" | kv size)
-	mem=$(grep "^node=$node " $S | kv memory_node)
-	for a in $((pa)) $((pa + size - 4096)); do
-		[ "$(pa_node $a)" = "$mem" ] || bad=$((bad + 1))
-	done
-	n=$((n + 1))
-done < $D/replicas
-check "every replica extent ($n) lies on its node's memory" test $bad = 0 -a $n -gt 0
+set -- $(replicas_on_their_nodes)
+check "every replica extent ($2) lies on its node's memory" \
+	test "$1" = 0 -a "$2" -gt 0
 for n in $(grep 'role=replica' $S | kv node); do
 	pg=$(grep "^node=$n " $D/pgds)
 	check "node $n: top-level table on node $n" \

@@ -10,23 +10,9 @@ check "master node $master holds the kernel code (sysfs memory blocks)" \
 	test "$(pa_node $((0x$kpa)))" = "$master"
 check "activation is workload" test "$(head -n1 $S | kv activation)" = workload
 
-bad=0
-n_ext=0
-while read -r line; do
-	node=$(echo "$line" | kv node)
-	pa=$(echo "$line" | kv pa)
-	size=$(echo "$line" | kv size)
-	mem=$(grep "^node=$node " $S | kv memory_node)
-	for a in $((pa)) $((pa + size - 4096)); do
-		got=$(pa_node $a)
-		if [ "$got" != "$mem" ]; then
-			echo "# extent of node $node at pa $pa: page $a is on node $got"
-			bad=$((bad + 1))
-		fi
-	done
-	n_ext=$((n_ext + 1))
-done < $D/replicas
-check "every replica extent ($n_ext) lies on its node's memory" test $bad = 0
+set -- $(replicas_on_their_nodes)
+check "every replica extent ($2) lies on its node's memory" \
+	test "$1" = 0 -a "$2" -gt 0
 
 for n in $(grep '^node=' $S | kv node); do
 	role=$(grep "^node=$n " $S | kv role)
