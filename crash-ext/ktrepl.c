@@ -128,6 +128,136 @@ static int print_violation(const struct kt_violation *v, void *arg)
 	return 0;
 }
 
+#define KTREPL_MAX_ADDRS 64
+#define KTREPL_MAX_RANGES 4096
+/* an instruction starting up to this many bytes before a diverged byte
+ * may contain it (x86's longest instruction) */
+#define KTREPL_INSN_MAX 15
+
+struct panic_diffs {
+	struct kt_diff *d;
+	int n;
+};
+
+static int collect_diff(const struct kt_diff *d, void *arg)
+{
+	struct panic_diffs *pd = arg;
+
+	if (pd->n < KTREPL_MAX_RANGES)
+		pd->d[pd->n++] = *d;
+	return 0;
+}
+
+/* the exception PC and return addresses of the panic task, from crash's bt */
+static int panic_addresses(ulong *addrs, int max)
+{
+	struct bt_info bt_info, *bt = &bt_info;
+	char line[BUFSIZE], *p;
+	int n = 0;
+
+	BZERO(bt, sizeof(*bt));
+	bt->task = tt->panic_task;
+	bt->tc = task_to_context(bt->task);
+	if (!bt->tc)
+		return 0;
+	bt->stackbase = GET_STACKBASE(bt->task);
+	bt->stacktop = GET_STACKTOP(bt->task);
+	open_tmpfile();
+	back_trace(bt);
+	rewind(pc->tmpfile);
+	while (fgets(line, sizeof(line), pc->tmpfile) && n < max) {
+		/* "[exception RIP: f+0x1]" carries "RIP: ffff..." below it */
+		p = strstr(line, "RIP: ");
+		if (p && !strstr(line, "exception") &&
+		    sscanf(p + 5, "%lx", &addrs[n]) == 1) {
+			n++;
+			continue;
+		}
+		p = strstr(line, " at ");
+		if (line[0] == ' ' && strchr(line, '#') && p &&
+		    sscanf(p + 4, "%lx", &addrs[n]) == 1)
+			n++;
+	}
+	close_tmpfile();
+	return n;
+}
+
+/*
+ * -p: did a replica divergence on the panicking CPU's node kill the box?
+ * Every address the panic task was executing or returning to is checked
+ * against the ranges where that node's replica differs from the master.
+ */
+static void panic_analysis(struct session *s)
+{
+	struct kt_diff_opts opts = { .region = -1 };
+	struct panic_diffs pd = { 0 };
+	ulong addrs[KTREPL_MAX_ADDRS];
+	struct task_context *tc;
+	uint64_t compared;
+	struct kt_err err;
+	int i, j, n, cpu, node = -1, hits = 0;
+	const struct kt_node_state *ns;
+
+	if (!tt->panic_task || !(tc = task_to_context(tt->panic_task))) {
+		fprintf(fp, "ktrepl: this dump has no panic task\n");
+		return;
+	}
+	cpu = tc->processor;
+	for (i = 0; i < (int)s->st.nr_cpus; i++)
+		if (s->st.cpus[i].cpu == cpu)
+			node = s->st.cpus[i].node;
+	ns = kt_state_node(&s->st, node);
+	fprintf(fp, "panic task %lu (%s) on cpu %d, node %d", tc->pid, tc->comm,
+		cpu, node);
+	if (!ns) {
+		fprintf(fp, ": the node is unknown to the descriptor\n");
+		return;
+	}
+	fprintf(fp, " (%s, replica of node %d)\n", ns->role, ns->memory_node);
+	n = panic_addresses(addrs, KTREPL_MAX_ADDRS);
+	pd.d = calloc(KTREPL_MAX_RANGES, sizeof(*pd.d));
+	if (!pd.d)
+		return;
+	opts.node = ns->memory_node;
+	kt_err_clear(&err);
+	if (ns->memory_node != s->st.master_node &&
+	    kt_diff_run(&s->t, &opts, collect_diff, &pd, &compared, &err)) {
+		error(INFO, "ktrepl: %s\n", err.msg);
+		free(pd.d);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char sym[160];
+
+		kt_symtab_format(&s->syms, addrs[i], sym, sizeof(sym));
+		for (j = 0; j < pd.n; j++) {
+			const struct kt_diff *d = &pd.d[j];
+
+			if (addrs[i] + KTREPL_INSN_MAX > d->va &&
+			    addrs[i] < d->va + d->len)
+				break;
+		}
+		if (j == pd.n) {
+			fprintf(fp, "  %016lx %-40s not in a diverged range\n",
+				addrs[i], sym);
+			continue;
+		}
+		hits++;
+		fprintf(fp, "  %016lx %-40s IN A DIVERGED RANGE: ", addrs[i],
+			sym);
+		fprintf(fp, "%s len %lu [%s]\n", pd.d[j].sym,
+			(ulong)pd.d[j].len, pd.d[j].kind);
+		kt_report_diff(&s->out, &s->st, &pd.d[j]);
+	}
+	if (hits)
+		fprintf(fp, "verdict: the panic ran through %d diverged range%s of node %d's replica: a replica divergence is the likely cause\n",
+			hits, hits == 1 ? "" : "s", ns->memory_node);
+	else
+		fprintf(fp, "verdict: not in a diverged range (%d ranges differ on node %d, none on the panic path)\n",
+			pd.n, ns->memory_node);
+	free(pd.d);
+}
+
 static void cmd_ktrepl(void)
 {
 	int c, node = -1, mode = 's';
@@ -136,10 +266,11 @@ static void cmd_ktrepl(void)
 	struct kt_err err;
 
 	optind = 0;
-	while ((c = getopt(argcnt, args, "vdt:n:")) != EOF) {
+	while ((c = getopt(argcnt, args, "vdpt:n:")) != EOF) {
 		switch (c) {
 		case 'v':
 		case 'd':
+		case 'p':
 			mode = c;
 			break;
 		case 't':
@@ -186,6 +317,9 @@ static void cmd_ktrepl(void)
 			kt_report_verify_end(&s.out, &stats, false);
 		break;
 	}
+	case 'p':
+		panic_analysis(&s);
+		break;
 	case 't': {
 		const struct kt_node_state *n;
 		struct kt_mapping m;
@@ -211,7 +345,7 @@ static void cmd_ktrepl(void)
 static char *help_ktrepl[] = {
 	"ktrepl",
 	"NUMA kernel text replication: replicas, node tables, divergence",
-	"[-v | -d [-n node] | -t address [-n node]]",
+	"[-v | -p | -d [-n node] | -t address [-n node]]",
 	"  Reads the ktrepl descriptor that ktrepl.ko left in the dump and",
 	"  shows the replication state. Without options: nodes, master node,",
 	"  regions, per-node top-level tables, overhead and patch counters.",
@@ -223,6 +357,9 @@ static char *help_ktrepl[] = {
 	"    -t  translate an address or symbol through each node's own tables,",
 	"        printing every level's entry and the node of the final page",
 	"        (vtop only walks swapper_pg_dir).",
+	"    -p  panic analysis: the panic task's CPU and node, and for its PC",
+	"        and each return address on its stack, whether it falls in a",
+	"        range where that node's replica differs from the master.",
 	"    -n  restrict -d or -t to one node.",
 	"\nEXAMPLE",
 	"  Check the replicas after a panic:\n",

@@ -199,14 +199,40 @@ m = re.search(rf"node {rep} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa (0x[0-9a-f]+)",
 tap.ok(m is not None and int(m.group(1), 16) == int(wpa, 16),
        f"crash> ktrepl -t vfs_read -n {rep} agrees with ktrepl-dump walk "
        f"--va ({m.group(1) if m else '-'} vs {wpa})", out[-2000:])
-tap.ok("SYNOPSIS" in out and "ktrepl [-v | -d" in out and "EXAMPLE" in out,
+tap.ok("SYNOPSIS" in out and "ktrepl [-v | -p | -d" in out and "EXAMPLE" in out,
        "help ktrepl renders NAME, SYNOPSIS, DESCRIPTION and EXAMPLE")
-tap.ok("Usage:" in out and "ktrepl [-v | -d" in out,
+tap.ok("Usage:" in out and "ktrepl [-v | -p | -d" in out,
        "a bad option prints the usage")
-pout = crash(panic_core, "ktrepl -v")
+pout = crash(panic_core, "ktrepl -v", "ktrepl -p")
 tap.ok(f"bytes: node {prep} " in pout and "int_sqrt+0x" in pout,
        "crash> ktrepl -v on the panic dump names int_sqrt on the "
        "panicking node", pout[-2000:])
+tap.ok(re.search(rf"panic task \d+ \(ktrepl_work/{prep}\) on cpu \d+, "
+                 rf"node {prep}", pout) is not None,
+       f"crash> ktrepl -p finds the panic on node {prep}'s worker",
+       pout[-2500:])
+tap.ok(re.search(r"int_sqrt\+0x0 +IN A DIVERGED RANGE: int_sqrt\+0x1", pout)
+       is not None and "a replica divergence is the likely cause" in pout,
+       "crash> ktrepl -p says the PC is in the diverged range, with bytes",
+       pout[-2500:])
+
+# a panic unrelated to replication is not blamed on it
+initrd3 = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
+                                                      "dump-clean-panic.sh"),
+                               os.path.join(tmp, "initrd3"), tools=[DUMP])
+clean_core = os.path.join(tmp, "clean-panic.elf")
+with ktvm.Guest("x86_64", "2x2", initrd3, timeout=300,
+                keep_panicked=True) as g:
+    try:
+        g.wait_panic()
+        g.dump(clean_core, "elf")
+    except Exception as e:
+        tap.diag(f"clean panic: {e}")
+cout = crash(clean_core, "ktrepl -p") if os.path.exists(clean_core) else ""
+tap.ok("verdict: not in a diverged range" in cout and
+       "sysrq_handle_crash" in cout and "IN A DIVERGED" not in cout,
+       "crash> ktrepl -p on a clean panic: not in a diverged range",
+       cout[-2000:])
 
 # the bad-input table: each exits 2 and says what and where
 fake = os.path.join(tmp, "fake-debugfs")
