@@ -79,7 +79,7 @@ check: deps
 	$(MAKE) vm-check
 
 demo: deps
-	$(MAKE) kernel tools
+	$(MAKE) kernel tools crash-ext
 	tests/vm/demo.sh
 
 install: all crash-ext

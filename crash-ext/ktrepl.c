@@ -46,21 +46,30 @@ static const struct kt_memsrc_ops crash_ops = {
 	.vmcoreinfo = crash_vmcoreinfo,
 };
 
-/* crash has already relocated its symbols to runtime addresses */
-static int crash_symtab(struct kt_symtab *tab)
+static void add_syms(struct kt_symtab *tab, struct syment *sp, long count)
 {
 	long i;
 
-	memset(tab, 0, sizeof(*tab));
-	tab->syms = calloc(st->symcnt ? st->symcnt : 1, sizeof(*tab->syms));
-	if (!tab->syms)
-		return -ENOMEM;
-	for (i = 0; i < st->symcnt; i++) {
-		tab->syms[tab->nr].addr = st->symtable[i].value;
-		tab->syms[tab->nr].name = strdup(st->symtable[i].name);
+	for (i = 0; i < count; i++) {
+		tab->syms[tab->nr].addr = sp[i].value;
+		tab->syms[tab->nr].name = strdup(sp[i].name);
 		if (tab->syms[tab->nr].name)
 			tab->nr++;
 	}
+}
+
+/* crash's kernel and module symbols, already at runtime addresses */
+static int crash_symtab(struct kt_symtab *tab)
+{
+	long total = st->symcnt + st->ext_module_symcnt;
+
+	memset(tab, 0, sizeof(*tab));
+	tab->syms = calloc(total ? total : 1, sizeof(*tab->syms));
+	if (!tab->syms)
+		return -ENOMEM;
+	add_syms(tab, st->symtable, st->symcnt);
+	add_syms(tab, st->ext_module_symtable, st->ext_module_symcnt);
+	kt_symtab_sort(tab);
 	return 0;
 }
 
@@ -213,7 +222,8 @@ static void panic_analysis(struct session *s)
 		fprintf(fp, ": the node is unknown to the descriptor\n");
 		return;
 	}
-	fprintf(fp, " (%s, replica of node %d)\n", ns->role, ns->memory_node);
+	fprintf(fp, " (%s, runs on node %d's replica)\n", ns->role,
+		ns->memory_node);
 	n = panic_addresses(addrs, KTREPL_MAX_ADDRS);
 	pd.d = calloc(KTREPL_MAX_RANGES, sizeof(*pd.d));
 	if (!pd.d)

@@ -131,6 +131,11 @@ out:
 	return 0;
 }
 
+void kt_symtab_sort(struct kt_symtab *tab)
+{
+	qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+}
+
 void kt_symtab_free(struct kt_symtab *tab)
 {
 	size_t i;

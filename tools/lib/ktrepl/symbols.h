@@ -26,6 +26,8 @@ int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
 int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
 			   struct kt_err *err);
 void kt_symtab_free(struct kt_symtab *tab);
+/* after filling syms by hand (the crash extension) */
+void kt_symtab_sort(struct kt_symtab *tab);
 
 /* Shift the table so that symbol name lands at runtime address addr. */
 int kt_symtab_relocate(struct kt_symtab *tab, const char *name,
