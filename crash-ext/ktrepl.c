@@ -13,6 +13,7 @@
 #include "check.h"
 #include "memsrc.h"
 #include "output.h"
+#include "qemu_cpu.h"
 #include "report.h"
 #include "state.h"
 #include "symbols.h"
@@ -268,6 +269,57 @@ static void panic_analysis(struct session *s)
 	free(pd.d);
 }
 
+/* which set a root is: its node's, the master's, another node's, a user mm */
+static const char *root_owner(struct session *s, uint64_t root, int *owner)
+{
+	int i;
+
+	*owner = -1;
+	for (i = 0; i < s->st.nr_nodes; i++) {
+		if (s->st.nodes[i].root_pa == root &&
+		    s->st.nodes[i].memory_node == s->st.nodes[i].nid) {
+			*owner = s->st.nodes[i].nid;
+			return root == s->st.master_root_pa ? "master" : "node";
+		}
+	}
+	return "other";
+}
+
+/* -c: the root each CPU had loaded when the dump was taken */
+static void cpu_roots(struct session *s)
+{
+	uint64_t roots[NR_CPUS];
+	struct kt_err err;
+	int i, n;
+
+	kt_err_clear(&err);
+	n = kt_qemu_cpu_roots(pc->dumpfile, roots, NR_CPUS, &err);
+	if (n < 0) {
+		error(INFO, "ktrepl: %s\n", err.msg);
+		return;
+	}
+	fprintf(fp, "%-4s %-5s %-18s %-18s %s\n", "CPU", "NODE", "LOADED ROOT",
+		"NODE'S ROOT", "SET");
+	for (i = 0; i < (int)s->st.nr_cpus; i++) {
+		const struct kt_cpu_state *c = &s->st.cpus[i];
+		const char *set;
+		int owner;
+
+		if (c->cpu >= n)
+			continue;
+		set = root_owner(s, roots[c->cpu], &owner);
+		fprintf(fp, "%-4d %-5d 0x%-16" PRIx64 " 0x%-16" PRIx64 " ", c->cpu,
+			c->node, roots[c->cpu], c->expected_root_pa);
+		if (roots[c->cpu] == c->expected_root_pa)
+			fprintf(fp, "its node's (%s)\n", set);
+		else if (owner >= 0)
+			fprintf(fp, "%s set of node %d, not its node's\n", set,
+				owner);
+		else
+			fprintf(fp, "another mm (kernel half = the master's)\n");
+	}
+}
+
 static void cmd_ktrepl(void)
 {
 	int c, node = -1, mode = 's';
@@ -276,11 +328,12 @@ static void cmd_ktrepl(void)
 	struct kt_err err;
 
 	optind = 0;
-	while ((c = getopt(argcnt, args, "vdpt:n:")) != EOF) {
+	while ((c = getopt(argcnt, args, "vdpct:n:")) != EOF) {
 		switch (c) {
 		case 'v':
 		case 'd':
 		case 'p':
+		case 'c':
 			mode = c;
 			break;
 		case 't':
@@ -330,6 +383,9 @@ static void cmd_ktrepl(void)
 	case 'p':
 		panic_analysis(&s);
 		break;
+	case 'c':
+		cpu_roots(&s);
+		break;
 	case 't': {
 		const struct kt_node_state *n;
 		struct kt_mapping m;
@@ -355,7 +411,7 @@ static void cmd_ktrepl(void)
 static char *help_ktrepl[] = {
 	"ktrepl",
 	"NUMA kernel text replication: replicas, node tables, divergence",
-	"[-v | -p | -d [-n node] | -t address [-n node]]",
+	"[-v | -p | -c | -d [-n node] | -t address [-n node]]",
 	"  Reads the ktrepl descriptor that ktrepl.ko left in the dump and",
 	"  shows the replication state. Without options: nodes, master node,",
 	"  regions, per-node top-level tables, overhead and patch counters.",
@@ -370,6 +426,8 @@ static char *help_ktrepl[] = {
 	"    -p  panic analysis: the panic task's CPU and node, and for its PC",
 	"        and each return address on its stack, whether it falls in a",
 	"        range where that node's replica differs from the master.",
+	"    -c  the top-level table each CPU had loaded at the time of the dump",
+	"        (from QEMU's CPU notes), against the one its node should use.",
 	"    -n  restrict -d or -t to one node.",
 	"\nEXAMPLE",
 	"  Check the replicas after a panic:\n",

@@ -199,11 +199,11 @@ m = re.search(rf"node {rep} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa (0x[0-9a-f]+)",
 tap.ok(m is not None and int(m.group(1), 16) == int(wpa, 16),
        f"crash> ktrepl -t vfs_read -n {rep} agrees with ktrepl-dump walk "
        f"--va ({m.group(1) if m else '-'} vs {wpa})", out[-2000:])
-tap.ok("SYNOPSIS" in out and "ktrepl [-v | -p | -d" in out and "EXAMPLE" in out,
+tap.ok("SYNOPSIS" in out and "ktrepl [-v | -p | -c | -d" in out and "EXAMPLE" in out,
        "help ktrepl renders NAME, SYNOPSIS, DESCRIPTION and EXAMPLE")
-tap.ok("Usage:" in out and "ktrepl [-v | -p | -d" in out,
+tap.ok("Usage:" in out and "ktrepl [-v | -p | -c | -d" in out,
        "a bad option prints the usage")
-pout = crash(panic_core, "ktrepl -v", "ktrepl -p")
+pout = crash(panic_core, "ktrepl -v", "ktrepl -p", "ktrepl -c")
 tap.ok(f"bytes: node {prep} " in pout and "int_sqrt+0x" in pout,
        "crash> ktrepl -v on the panic dump names int_sqrt on the "
        "panicking node", pout[-2000:])
@@ -215,6 +215,14 @@ tap.ok(re.search(r"int_sqrt\+0x0 +IN A DIVERGED RANGE: int_sqrt\+0x1", pout)
        is not None and "a replica divergence is the likely cause" in pout,
        "crash> ktrepl -p says the PC is in the diverged range, with bytes",
        pout[-2500:])
+
+cpu_lines = re.findall(r"^(\d+) +(\d+) +(0x[0-9a-f]+) +(0x[0-9a-f]+) +(.*)$",
+                       pout, re.M)
+tap.ok(len(cpu_lines) == 4 and
+       any(int(node) == prep and loaded == want and "its node's" in what
+           for _, node, loaded, want, what in cpu_lines),
+       f"crash> ktrepl -c: the panicking CPU of node {prep} had its node's "
+       "root loaded", "\n".join(map(str, cpu_lines)) + pout[-1500:])
 
 # a panic unrelated to replication is not blamed on it
 initrd3 = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
