@@ -76,6 +76,15 @@ for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
            "the page the guest read", r.stderr)
 
 vmlinux = ktvm.debug_vmlinux()
+ext = os.path.join(ktvm.ROOT, "crash-ext", "ktrepl.so")
+r = subprocess.run(["crash", "-s", vmlinux, elf_core],
+                   input=f"extend {ext}\nktrepl\nktrepl -p\nsys\nquit\n",
+                   capture_output=True, text=True, timeout=300)
+out = r.stdout + r.stderr
+tap.ok(r.returncode == 0 and "ktrepl: no KTREPL_DESCRIPTOR in VMCOREINFO" in out
+       and re.search(r"^\s*CPUS: 4\s*$", out, re.M) is not None,
+       "crash> ktrepl on a dump without ktrepl says so, and crash goes on",
+       out[-1500:])
 for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
     r = subprocess.run(["crash", "-s", vmlinux, core], input="sys\nquit\n",
                        capture_output=True, text=True, timeout=300)
