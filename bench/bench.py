@@ -36,16 +36,17 @@ def kv(line):
 
 
 def boot(script, topo, dump=None):
+    path = os.path.join(HERE, "guest", script)
+    if dump:
+        lines, error = ktvm.dump_guest(path, [(dump, "elf")], topo=topo,
+                                       tools=[DUMP], timeout=900)
+        if error:
+            sys.exit(f"bench: {error}")
+        return lines
     initrd = os.path.join(ktvm.BUILD, f"bench-{os.getpid()}.gz")
-    ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest", script),
-                         initrd, tools=[DUMP])
+    ktvm.build_initramfs("x86_64", path, initrd, tools=[DUMP])
     with ktvm.Guest("x86_64", topo, initrd, timeout=900) as g:
-        if dump:
-            end, _ = g.wait_for(r"^KTREPL-READY-FOR-DUMP")
-            g.dump(dump, "elf")
-            lines = g.lines[:end]
-        else:
-            _, lines = g.run_to_end()
+        _, lines = g.run_to_end()
     os.unlink(initrd)
     return lines
 

@@ -28,15 +28,12 @@ print("\n### a panic: node 0's replica of int_sqrt gets a trap that the "
       "master does not have,\n### and node 0's worker runs into it",
       flush=True)
 tmp = tempfile.mkdtemp(prefix="ktrepl-demo-", dir=ktvm.BUILD)
-initrd = ktvm.build_initramfs("x86_64",
-                              os.path.join(HERE, "guest", "dump-panic.sh"),
-                              os.path.join(tmp, "initrd"), tools=[DUMP])
 core = os.path.join(tmp, "vmcore")
-with ktvm.Guest("x86_64", "2x2", initrd, timeout=300,
-                keep_panicked=True) as g:
-    _, m = g.wait_panic()
-    print(g.lines[_].split("] ", 1)[-1])
-    g.dump(core, "elf")
+plines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-panic.sh"),
+                                [(core, "elf")], panic=True, tools=[DUMP])
+if error:
+    sys.exit(f"demo: the panic guest failed: {error}")
+print(plines[-1].split("] ", 1)[-1])
 ext = os.path.join(ktvm.ROOT, "crash-ext", "ktrepl.so")
 print(f"\n$ crash -s vmlinux vmcore\ncrash> extend {ext}\ncrash> ktrepl -p",
       flush=True)

@@ -429,5 +429,31 @@ def run_guest(tap, arch, topology, script, tools=(), name=None, **kw):
     return lines
 
 
+def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
+               tools=(), timeout=300):
+    """Boot, run script until it prints KTREPL-READY-FOR-DUMP (or, with
+    panic, until the kernel panics), and dump memory to every (path,
+    format) in cores. Returns (console lines up to that point, error);
+    error is None when every dump was written."""
+    initrd = os.path.join(BUILD, f"dump-initrd-{os.getpid()}.gz")
+    build_initramfs(arch, script, initrd, tools=tools)
+    try:
+        with Guest(arch, topo, initrd, timeout=timeout,
+                   keep_panicked=panic) as g:
+            try:
+                if panic:
+                    end, _ = g.wait_panic()
+                    end += 1
+                else:
+                    end, _ = g.wait_for(r"^KTREPL-READY-FOR-DUMP")
+                for path, fmt in cores:
+                    g.dump(path, fmt)
+                return g.lines[:end], None
+            except Exception as e:  # report, never hang
+                return list(g.lines), str(e)
+    finally:
+        os.unlink(initrd)
+
+
 def tool(name):
     return os.path.join(ROOT, "tools", name, name)

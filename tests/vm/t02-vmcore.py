@@ -34,20 +34,15 @@ tap = ktvm.Tap()
 dump_tool = ktvm.tool("ktrepl-dump")
 script = os.path.join(os.path.dirname(__file__), "guest", "known-page.sh")
 tmp = tempfile.mkdtemp(prefix="ktrepl-vmcore-", dir=ktvm.BUILD)
-initrd = ktvm.build_initramfs("x86_64", script, os.path.join(tmp, "initrd"),
-                              tools=[dump_tool])
 elf_core = os.path.join(tmp, "vmcore.elf")
 kdump_core = os.path.join(tmp, "vmcore.kdump")
-with ktvm.Guest("x86_64", "2x2", initrd, timeout=240) as g:
-    try:
-        end, _ = g.wait_for(r"^KTREPL-READY-FOR-DUMP")
-        g.dump(elf_core, "elf")
-        g.dump(kdump_core, "kdump-zlib")
-    except Exception as e:  # report, never hang
-        tap.ok(False, "guest reached the dump point", "\n".join(
-            [str(e)] + g.lines[-30:]))
-        tap.done()
-    lines = g.lines[:end]
+lines, error = ktvm.dump_guest(script, [(elf_core, "elf"),
+                                        (kdump_core, "kdump-zlib")],
+                               tools=[dump_tool])
+if error:
+    tap.ok(False, "guest reached the dump point",
+           "\n".join([error] + lines[-30:]))
+    tap.done()
 tap.fold_guest("[x86_64 2x2]", lines)
 
 pa = page = None
@@ -97,19 +92,11 @@ for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
 
 # a guest that panicked can still be dumped, and crash sees the panic
 script = os.path.join(os.path.dirname(__file__), "guest", "panic.sh")
-initrd = ktvm.build_initramfs("x86_64", script, os.path.join(tmp, "initrd2"))
 panic_core = os.path.join(tmp, "panic.elf")
-with ktvm.Guest("x86_64", "2x2", initrd, timeout=240,
-                keep_panicked=True) as g:
-    try:
-        g.wait_panic()
-        g.dump(panic_core, "elf")
-        dumped = True
-    except Exception as e:
-        tap.diag(str(e))
-        tap.diag("\n".join(g.lines[-20:]))
-        dumped = False
-tap.ok(dumped, "a panicked guest is dumped through QMP")
+plines, error = ktvm.dump_guest(script, [(panic_core, "elf")], panic=True)
+dumped = error is None
+tap.ok(dumped, "a panicked guest is dumped through QMP",
+       "\n".join([str(error)] + plines[-20:]))
 if dumped:
     r = subprocess.run(["crash", "-s", vmlinux, panic_core],
                        input="sys\nbt\nquit\n", capture_output=True,

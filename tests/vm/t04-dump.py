@@ -39,21 +39,15 @@ def mapping_key(m):
 
 
 tmp = tempfile.mkdtemp(prefix="ktrepl-t04-", dir=ktvm.BUILD)
-initrd = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
-                                                     "dump-live.sh"),
-                              os.path.join(tmp, "initrd"), tools=[DUMP])
 elf_core = os.path.join(tmp, "vmcore.elf")
 kdump_core = os.path.join(tmp, "vmcore.kdump")
-with ktvm.Guest("x86_64", "2x2", initrd, timeout=400) as g:
-    try:
-        end, _ = g.wait_for(r"^KTREPL-READY-FOR-DUMP")
-        g.dump(elf_core, "elf")
-        g.dump(kdump_core, "kdump-zlib")
-    except Exception as e:
-        tap.ok(False, "guest reached the dump point",
-               "\n".join([str(e)] + g.lines[-40:]))
-        tap.done()
-    lines = g.lines[:end]
+lines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-live.sh"),
+                               [(elf_core, "elf"), (kdump_core, "kdump-zlib")],
+                               tools=[DUMP], timeout=400)
+if error:
+    tap.ok(False, "guest reached the dump point",
+           "\n".join([error] + lines[-40:]))
+    tap.done()
 tap.fold_guest("[x86_64 2x2]", lines)
 
 summ = [kv(r) for r in records(lines, "summary")]
@@ -142,18 +136,11 @@ tap.ok(rc == 1 and any(v.get("sym") == "vfs_read+0x3"
        "vmcore verify with a System.map names vfs_read+0x3", err)
 
 # a replica-only trap kills the box on that node; the dump says where
-initrd2 = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
-                                                      "dump-panic.sh"),
-                               os.path.join(tmp, "initrd2"), tools=[DUMP])
 panic_core = os.path.join(tmp, "panic.elf")
-with ktvm.Guest("x86_64", "2x2", initrd2, timeout=300,
-                keep_panicked=True) as g:
-    try:
-        g.wait_panic()
-        g.dump(panic_core, "elf")
-        plines = list(g.lines)
-    except Exception as e:
-        plines = g.lines + [f"ERROR {e}"]
+plines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-panic.sh"),
+                                [(panic_core, "elf")], panic=True,
+                                tools=[DUMP])
+plines += [f"ERROR {error}"] if error else []
 prep = next((int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
                                        for x in plines) if m), None)
 oops = "\n".join(plines)
@@ -225,17 +212,11 @@ tap.ok(len(cpu_lines) == 4 and
        "root loaded", "\n".join(map(str, cpu_lines)) + pout[-1500:])
 
 # a panic unrelated to replication is not blamed on it
-initrd3 = ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest",
-                                                      "dump-clean-panic.sh"),
-                               os.path.join(tmp, "initrd3"), tools=[DUMP])
 clean_core = os.path.join(tmp, "clean-panic.elf")
-with ktvm.Guest("x86_64", "2x2", initrd3, timeout=300,
-                keep_panicked=True) as g:
-    try:
-        g.wait_panic()
-        g.dump(clean_core, "elf")
-    except Exception as e:
-        tap.diag(f"clean panic: {e}")
+_, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-clean-panic.sh"),
+                           [(clean_core, "elf")], panic=True, tools=[DUMP])
+if error:
+    tap.diag(f"clean panic: {error}")
 cout = crash(clean_core, "ktrepl -p") if os.path.exists(clean_core) else ""
 tap.ok("verdict: not in a diverged range" in cout and
        "sysrq_handle_crash" in cout and "IN A DIVERGED" not in cout,
