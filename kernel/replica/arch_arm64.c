@@ -114,9 +114,10 @@ static int arm64_trap_insn(u8 *buf, size_t len)
  * arm64's instruction writers (aarch64_insn_write and its callers) are
  * __kprobes, and kprobes refuse everything under kernel/trace. So the
  * engine syncs changed master pages when these return: static keys,
- * kprobes and BPF. ftrace's own updates are not reachable from a module
- * (docs/design.md); an in-tree implementation writes every replica in
- * __aarch64_insn_write, as openEuler does.
+ * kprobes and BPF. ftrace's own updates are not reachable from a module,
+ * so a periodic sync (sync_period_ms) catches them; an in-tree
+ * implementation writes every replica in __aarch64_insn_write, as
+ * openEuler does.
  */
 static const char *const arm64_sync_symbols[] = {
 	"jump_label_update",

@@ -80,6 +80,27 @@ static int nr_sync_probes;
 static void sync_changed_fn(struct work_struct *work);
 static DECLARE_WORK(sync_work, sync_changed_fn);
 
+/*
+ * Writers nobody can hook (ftrace's own on arm64) are caught by a
+ * periodic sync of changed master pages; 0 turns it off.
+ */
+static unsigned int sync_period_ms = 1000;
+module_param(sync_period_ms, uint, 0600);
+MODULE_PARM_DESC(sync_period_ms, "where patches cannot be hooked: sync changed text this often (ms, 0 = off)");
+
+static void periodic_sync_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(periodic_sync, periodic_sync_fn);
+static bool periodic_on;
+
+static void periodic_sync_fn(struct work_struct *work)
+{
+	unsigned int period = READ_ONCE(sync_period_ms);
+
+	sync_changed_fn(NULL);
+	if (period && READ_ONCE(periodic_on))
+		schedule_delayed_work(&periodic_sync, msecs_to_jiffies(period));
+}
+
 /* one temporary writable mapping per CPU, like text_poke's poking_mm */
 struct ktr_slot {
 	struct page *backing;
@@ -705,6 +726,8 @@ NOKPROBE_SYMBOL(patch_pre_handler);
  * Sync only the pages whose master contents changed since the last sync:
  * replica-only changes (fault injection) are left for the tools to find.
  */
+static DEFINE_MUTEX(sync_lock);
+
 static void sync_changed_fn(struct work_struct *work)
 {
 	unsigned int p;
@@ -712,6 +735,8 @@ static void sync_changed_fn(struct work_struct *work)
 
 	if (!READ_ONCE(replicas_ready))
 		return;
+	/* the hooked and the periodic sync share the per-page sums */
+	mutex_lock(&sync_lock);
 	for (i = 0; i < nr_chunks; i++) {
 		for (p = 0; p < 1U << (chunks[i].page_shift - PAGE_SHIFT); p++) {
 			void *master = (void *)chunks[i].va + p * PAGE_SIZE;
@@ -752,6 +777,7 @@ static void sync_changed_fn(struct work_struct *work)
 		}
 		cond_resched();
 	}
+	mutex_unlock(&sync_lock);
 	notify_changed();
 }
 
@@ -788,6 +814,8 @@ static int register_sync_probes(void)
 
 static void unregister_sync_probes(void)
 {
+	WRITE_ONCE(periodic_on, false);
+	cancel_delayed_work_sync(&periodic_sync);
 	while (nr_sync_probes > 0)
 		unregister_kretprobe(&sync_probes[--nr_sync_probes]);
 	cancel_work_sync(&sync_work);
@@ -1454,6 +1482,10 @@ int ktr_engine_init(void)
 		ret = register_sync_probes();
 		if (ret)
 			goto fail;
+		WRITE_ONCE(periodic_on, true);
+		if (sync_period_ms)
+			schedule_delayed_work(&periodic_sync,
+					      msecs_to_jiffies(sync_period_ms));
 	}
 	t_hook = ktime_get_ns() - t_hook;
 	if (bench) {

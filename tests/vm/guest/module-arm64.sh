@@ -29,8 +29,21 @@ if command -v ktrepl-dump > /dev/null; then
 	q=$(head -n1 $D/patches | kv patches)
 	check "static key flips are propagated ($p -> $q)" test "$q" -gt "$p"
 	check "replicas identical after the flips" ktrepl-dump diff
+	mount -t tracefs nodev /sys/kernel/tracing
+	p=$(head -n1 $D/patches | kv patches)
+	echo function > /sys/kernel/tracing/current_tracer
+	sleep 3
+	q=$(head -n1 $D/patches | kv patches)
+	check "ftrace patching reaches the replicas by the periodic sync ($p -> $q)" \
+		test "$q" -gt "$p"
+	check "replicas identical with the function tracer on" ktrepl-dump diff
+	echo nop > /sys/kernel/tracing/current_tracer
+	sleep 3
+	check "replicas identical with the function tracer off again" \
+		sh -c "head -n1 $D/patches > /dev/null; ktrepl-dump diff"
 	R=$(grep 'role=replica' $S | head -n1 | kv node)
 	echo "flip node=$R sym=int_sqrt off=4" > $D/inject
+	sleep 2
 	ktrepl-dump --verify > /tmp/v
 	check "an injected flip is caught (exit 1)" test $? = 1
 	check "and named: int_sqrt+0x4 on node $R" \
