@@ -223,6 +223,22 @@ tap.ok("verdict: not in a diverged range" in cout and
        "crash> ktrepl -p on a clean panic: not in a diverged range",
        cout[-2000:])
 
+# arm64: the descriptor is found by scanning, the answers are the same
+a64_core = os.path.join(tmp, "arm64.elf")
+alines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-arm64.sh"),
+                                [(a64_core, "elf")], arch="arm64",
+                                tools=ktvm.arm64_tools())
+alive = json.loads("".join(records(alines, "verify")) or "{}")
+rc, out, err = run("-j", "--vmcore", a64_core, "verify")
+aoff = json.loads(out) if out.startswith("{") else {}
+akey = lambda v: (v["check"], v["node"], v["va"], v["len"], v["master"],
+                  v["replica"])
+tap.ok(error is None and rc == 1 and alive.get("violation_count") == 1 and
+       sorted(map(akey, aoff.get("violations", []))) ==
+       sorted(map(akey, alive.get("violations", []))),
+       "arm64 vmcore (descriptor found by scan): verify equals the live one",
+       f"{error} {rc} {out[:800]} {err}")
+
 # the bad-input table: each exits 2 and says what and where
 fake = os.path.join(tmp, "fake-debugfs")
 os.makedirs(fake)

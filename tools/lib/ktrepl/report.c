@@ -235,7 +235,8 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 	if (jw) {
 		jsonw_start_object(jw);
 		jsonw_string_field(jw, "check", kt_violation_names[v->kind]);
-		jsonw_int_field(jw, "node", v->node);
+		if (v->kind != KT_V_BYTES)	/* diff_fields has it */
+			jsonw_int_field(jw, "node", v->node);
 		if (v->kind == KT_V_CPU_ROOT)
 			jsonw_int_field(jw, "cpu", v->cpu);
 		if (v->kind == KT_V_TASK_ROOT)
