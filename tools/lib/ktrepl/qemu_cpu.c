@@ -6,12 +6,11 @@
  * not save CR3, so other dumps cannot answer this.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_file.h"
 #include "qemu_cpu.h"
 
 /* QEMUCPUState: version, size, 18 GPRs/rip/rflags, 10 segments, cr[5] */
@@ -24,15 +23,10 @@ int kt_qemu_cpu_roots(const char *path, uint64_t *roots, int max,
 	int fd, n = 0;
 	Elf *elf;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
+	if (kt_elf_open(path, &fd, &elf, err))
+		return -err->code;
+	if (!elf || elf_getphdrnum(elf, &nr_phdrs)) {
+		kt_elf_close(fd, elf);
 		return kt_err_set(err, ENOTSUP,
 				  "%s: not an ELF dump; only QEMU's ELF dumps record each CPU's page-table root",
 				  path);
@@ -63,8 +57,7 @@ int kt_qemu_cpu_roots(const char *path, uint64_t *roots, int max,
 			roots[n++] = cr3 & 0x000ffffffffff000ULL;
 		}
 	}
-	elf_end(elf);
-	close(fd);
+	kt_elf_close(fd, elf);
 	if (!n)
 		return kt_err_set(err, ENOENT,
 				  "%s: no QEMU CPU notes (not a QEMU dump-guest-memory ELF dump)",

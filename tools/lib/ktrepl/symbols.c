@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "elf_file.h"
 #include "symbols.h"
 
 static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
@@ -84,12 +83,9 @@ int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
 	bool found = false;
 
 	memset(tab, 0, sizeof(*tab));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (kt_elf_open(path, &fd, &elf, err))
+		return -err->code;
+	if (!elf) {
 		ret = kt_err_set(err, EINVAL, "%s: not an ELF file", path);
 		goto out;
 	}
@@ -120,9 +116,7 @@ int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
 		ret = kt_err_set(err, EINVAL, "%s: no symbol table (stripped?)",
 				 path);
 out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	kt_elf_close(fd, elf);
 	if (ret) {
 		kt_symtab_free(tab);
 		return ret;
@@ -210,11 +204,8 @@ int kt_elf_build_id(const char *path, char *buf, size_t len,
 	int fd, ret = -1;
 	Elf *elf;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (kt_elf_open(path, &fd, &elf, err))
+		return -err->code;
 	while (elf && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		Elf_Data *data;
@@ -241,9 +232,7 @@ int kt_elf_build_id(const char *path, char *buf, size_t len,
 		}
 	}
 out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	kt_elf_close(fd, elf);
 	if (ret)
 		return kt_err_set(err, EINVAL, "%s: no build id (not a vmlinux?)",
 				  path);
