@@ -131,9 +131,17 @@ static int replicas_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(replicas);
 
+struct cpu_root {
+	phys_addr_t root;
+	pid_t pid;	/* the task the IPI interrupted */
+};
+
 static void read_root_on_cpu(void *arg)
 {
-	*(phys_addr_t *)arg = prov->read_root();
+	struct cpu_root *cr = arg;
+
+	cr->root = prov->read_root();
+	cr->pid = task_pid_nr(current);
 }
 
 static int pgds_show(struct seq_file *m, void *v)
@@ -153,11 +161,13 @@ static int pgds_show(struct seq_file *m, void *v)
 	}
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		phys_addr_t loaded = 0;
+		struct cpu_root cr = { 0 };
+		phys_addr_t loaded;
 		const char *set = "other";
 		int owner = -1;
 
-		smp_call_function_single(cpu, read_root_on_cpu, &loaded, 1);
+		smp_call_function_single(cpu, read_root_on_cpu, &cr, 1);
+		loaded = cr.root;
 		for_each_online_node(nid) {
 			if (prov->node_root(nid) == loaded &&
 			    prov->memory_node(nid) == nid) {
@@ -170,8 +180,8 @@ static int pgds_show(struct seq_file *m, void *v)
 		else if (owner >= 0)
 			set = "node";
 		seq_printf(m,
-			   "cpu=%d node=%d loaded_root_pa=0x%llx loaded_set=%s loaded_node_set=%d expected_root_pa=0x%llx\n",
-			   cpu, cpu_to_node(cpu), (u64)loaded, set, owner,
+			   "cpu=%d node=%d loaded_root_pa=0x%llx loaded_set=%s loaded_node_set=%d current_pid=%d expected_root_pa=0x%llx\n",
+			   cpu, cpu_to_node(cpu), (u64)loaded, set, owner, cr.pid,
 			   (u64)prov->node_root(cpu_to_node(cpu)));
 	}
 	cpus_read_unlock();
@@ -251,10 +261,10 @@ static int tasks_show(struct seq_file *m, void *v)
 	n = prov->tasks(recs, KTREPL_MAX_TASKS);
 	for (i = 0; i < n; i++)
 		seq_printf(m,
-			   "pid=%d comm=%s node=%d cpu=%d root_pa=0x%llx expected_root_pa=0x%llx iterations=%llu probe=%lu\n",
+			   "pid=%d comm=%s node=%d cpu=%d root_pa=0x%llx expected_root_pa=0x%llx tables=%s since_ns=%llu iterations=%llu probe=%lu\n",
 			   recs[i].pid, recs[i].comm, recs[i].node, recs[i].cpu,
-			   (u64)recs[i].root_pa,
-			   (u64)prov->node_root(recs[i].node),
+			   (u64)recs[i].root_pa, (u64)recs[i].runs_on_pa,
+			   recs[i].on_master ? "master" : "node", recs[i].since_ns,
 			   recs[i].iterations, recs[i].probe);
 	kfree(recs);
 	return 0;
@@ -263,8 +273,12 @@ DEFINE_SHOW_ATTRIBUTE(tasks);
 
 static int workload_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "running=%d master_probe=%lu\n",
-		   prov->workload_running(), prov->master_probe());
+	enum ktrepl_workload_mode mode = prov->workload_mode();
+
+	seq_printf(m, "running=%d tables=%s master_probe=%lu\n",
+		   mode != KTREPL_WORKLOAD_STOP,
+		   mode == KTREPL_WORKLOAD_MASTER ? "master" : "node",
+		   prov->master_probe());
 	return 0;
 }
 
@@ -294,9 +308,11 @@ static ssize_t workload_write(struct file *file, const char __user *ubuf,
 	if (ret < 0)
 		return ret;
 	if (!strcmp(buf, "start") || !strcmp(buf, "1"))
-		ret = prov->workload_ctl(true);
+		ret = prov->workload_ctl(KTREPL_WORKLOAD_NODE);
+	else if (!strcmp(buf, "start master"))
+		ret = prov->workload_ctl(KTREPL_WORKLOAD_MASTER);
 	else if (!strcmp(buf, "stop") || !strcmp(buf, "0"))
-		ret = prov->workload_ctl(false);
+		ret = prov->workload_ctl(KTREPL_WORKLOAD_STOP);
 	else
 		ret = -EINVAL;
 	return ret ? ret : len;

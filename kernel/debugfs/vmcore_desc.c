@@ -104,7 +104,7 @@ void ktrepl_desc_refresh(void)
 		tasks[i].pid = recs[i].pid;
 		tasks[i].node = recs[i].node;
 		tasks[i].root_pa = recs[i].root_pa;
-		tasks[i].expected_root_pa = prov->node_root(recs[i].node);
+		tasks[i].expected_root_pa = recs[i].runs_on_pa;
 		tasks[i].iterations = recs[i].iterations;
 	}
 	kfree(recs);

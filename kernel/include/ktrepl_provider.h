@@ -42,12 +42,21 @@ struct ktrepl_patch_record {
 	bool propagated;
 };
 
+enum ktrepl_workload_mode {
+	KTREPL_WORKLOAD_STOP,
+	KTREPL_WORKLOAD_NODE,	/* each node's worker on its node's tables */
+	KTREPL_WORKLOAD_MASTER,	/* the same workers on the master's tables */
+};
+
 struct ktrepl_task_record {
 	pid_t pid;
 	char comm[16];
 	int node;		/* whose PGD set the task runs on */
 	int cpu;		/* where it last ran */
 	phys_addr_t root_pa;	/* CR3/TTBR as read by the task itself */
+	phys_addr_t runs_on_pa;	/* the root its mm gives it */
+	u64 since_ns;		/* local_clock() once it runs on runs_on_pa */
+	bool on_master;		/* put on the master's tables on purpose */
 	u64 iterations;
 	unsigned long probe;	/* the workload's last probe result */
 };
@@ -105,11 +114,11 @@ struct ktrepl_provider {
 	/* copy up to max newest records, newest last; returns count */
 	int (*patch_log)(struct ktrepl_patch_record *recs, int max);
 	int (*tasks)(struct ktrepl_task_record *recs, int max);
-	int (*workload_ctl)(bool start);
+	int (*workload_ctl)(enum ktrepl_workload_mode mode);
+	enum ktrepl_workload_mode (*workload_mode)(void);
 	/* the workload's probe, computed here on the master's tables */
 	unsigned long (*master_probe)(void);
 	phys_addr_t (*read_root)(void);		/* on the calling CPU */
-	bool (*workload_running)(void);
 	/* optional, only with fault_inject=1 */
 	int (*inject)(const char *cmd);
 	/*

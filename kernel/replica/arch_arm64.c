@@ -129,6 +129,7 @@ static const char *const arm64_sync_symbols[] = {
 	NULL,
 };
 
+/* TTBR1 never changes: nothing ever runs on a node's tables */
 static void arm64_release_cpu(void)
 {
 }
@@ -168,6 +169,7 @@ const struct ktr_arch ktr_arch_arm64 = {
 	.retval_insn = arm64_retval_insn,
 	.trap_insn = arm64_trap_insn,
 	.release_cpu = arm64_release_cpu,
+	.leave_root = arm64_release_cpu,
 	.sync_symbols = arm64_sync_symbols,
 	.can_activate = false,
 	/*

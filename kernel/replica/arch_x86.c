@@ -53,11 +53,19 @@ static phys_addr_t x86_read_root(void)
 	return __read_cr3() & CR3_ADDR_MASK;
 }
 
+static struct mm_struct *x86_init_mm;
+static void (*switch_mm_irqs_off_fn)(struct mm_struct *prev,
+				    struct mm_struct *next,
+				    struct task_struct *tsk);
+
 static phys_addr_t x86_master_root(void)
 {
-	struct mm_struct *mm = (struct mm_struct *)ktr_ksym("init_mm");
-
-	return mm ? __pa(mm->pgd) : 0;
+	x86_init_mm = (struct mm_struct *)ktr_ksym("init_mm");
+	/* for x86_leave_root(); without it the workload could not start */
+	switch_mm_irqs_off_fn = (void *)ktr_ksym("switch_mm_irqs_off");
+	if (!x86_init_mm || !switch_mm_irqs_off_fn)
+		return 0;
+	return __pa(x86_init_mm->pgd);
 }
 
 static void x86_flush_local(unsigned long va)
@@ -89,6 +97,15 @@ static bool x86_global(u64 e, int level)
 static void x86_release_cpu(void)
 {
 	leave_mm(smp_processor_id());
+}
+
+/*
+ * leave_mm() warns unless the CPU is already lazy, and the scheduler
+ * calls us before that: do what leave_mm() does, without the check.
+ */
+static void x86_leave_root(void)
+{
+	switch_mm_irqs_off_fn(NULL, x86_init_mm, NULL);
 }
 
 static void x86_geometry(struct ktr_geom *g)
@@ -160,6 +177,7 @@ const struct ktr_arch ktr_arch_x86 = {
 	.retval_insn = x86_retval_insn,
 	.trap_insn = x86_trap_insn,
 	.release_cpu = x86_release_cpu,
+	.leave_root = x86_leave_root,
 	.patch_symbol = "__text_poke",
 	.patch_args = x86_patch_args,
 	.can_activate = true,

@@ -111,7 +111,8 @@ struct ktr_slot {
 static struct ktr_slot *slots;	/* [nr_cpu_ids] */
 
 static DEFINE_MUTEX(workload_lock);
-static bool workload_on;
+static enum ktrepl_workload_mode workload_mode;
+static bool notifiers_on;
 
 static unsigned long level_size(int level)
 {
@@ -831,22 +832,59 @@ static void flush_replicated_local(void)
 		arch->flush_local(chunks[i].va);
 }
 
+static bool is_node_root(phys_addr_t pa)
+{
+	int nid;
+
+	for_each_online_node(nid)
+		if (nodes[nid].root && __pa(nodes[nid].root) == pa)
+			return true;
+	return false;
+}
+
+static void worker_sched_in(struct preempt_notifier *pn, int cpu)
+{
+}
+
 /*
- * Executes core-kernel text (int_sqrt) under its node's tables. Each
- * burst runs with preemption off after dropping this CPU's TLB entries
- * for the replicated ranges, so every fetch in the burst is translated
- * through this node's tables; interrupts stay on so that sampling
- * profilers see the burst.
+ * A kernel thread switched in after the worker would keep the worker's
+ * tables loaded (lazy TLB) and run on them unseen. Moving the CPU to the
+ * master's tables here keeps the rule ktrepl-top resolves samples by
+ * exact: only a listed worker ever runs on a node's tables.
+ */
+static void worker_sched_out(struct preempt_notifier *pn,
+			     struct task_struct *next)
+{
+	if (!next->mm && is_node_root(arch->read_root()))
+		arch->leave_root();
+}
+
+static struct preempt_ops worker_preempt_ops = {
+	.sched_in = worker_sched_in,
+	.sched_out = worker_sched_out,
+};
+
+/*
+ * Executes core-kernel text (int_sqrt) under its node's tables (or the
+ * master's, in master mode). Each burst runs with preemption off after
+ * dropping this CPU's TLB entries for the replicated ranges, so every
+ * fetch in the burst is translated through the loaded tables; interrupts
+ * stay on so that sampling profilers see the burst.
  */
 static int workload_fn(void *arg)
 {
 	struct ktr_node *n = arg;
 	struct ktr_node *mem = &nodes[n->memory_nid];
-	struct mm_struct *mm = mem->mm ? mem->mm : master_mm;
+	struct mm_struct *mm = master_mm;
 	unsigned long acc = 0;
 	int i;
 
+	if (workload_mode == KTREPL_WORKLOAD_NODE && mem->mm)
+		mm = mem->mm;
+	preempt_notifier_init(&n->preempt, &worker_preempt_ops);
+	preempt_notifier_register(&n->preempt);
 	kthread_use_mm(mm);
+	WRITE_ONCE(n->worker_since, local_clock());
 	while (!kthread_should_stop()) {
 		preempt_disable();
 		flush_replicated_local();
@@ -865,17 +903,8 @@ static int workload_fn(void *arg)
 		kthread_use_mm(master_mm);
 		kthread_unuse_mm(master_mm);
 	}
+	preempt_notifier_unregister(&n->preempt);
 	return acc == 1;	/* keeps the loop from being optimised away */
-}
-
-static bool is_node_root(phys_addr_t pa)
-{
-	int nid;
-
-	for_each_online_node(nid)
-		if (nodes[nid].root && __pa(nodes[nid].root) == pa)
-			return true;
-	return false;
 }
 
 static void release_cpu(void *unused)
@@ -899,23 +928,28 @@ static void workload_stop_locked(void)
 	 * A CPU the worker left may still be in lazy-TLB mode on the
 	 * node's mm, its CR3 on our tables: move it off before they go.
 	 */
-	if (workload_on)
+	if (workload_mode != KTREPL_WORKLOAD_STOP)
 		on_each_cpu(release_cpu, NULL, 1);
-	workload_on = false;
+	workload_mode = KTREPL_WORKLOAD_STOP;
 }
 
-static int workload_ctl(bool start)
+static int workload_ctl(enum ktrepl_workload_mode mode)
 {
 	int nid, ret = 0;
 
+	if (mode > KTREPL_WORKLOAD_MASTER)
+		return -EINVAL;
 	mutex_lock(&workload_lock);
-	if (!start || workload_on) {
-		if (!start)
+	if (mode == KTREPL_WORKLOAD_STOP || workload_mode == mode) {
+		if (mode == KTREPL_WORKLOAD_STOP)
 			workload_stop_locked();
 		mutex_unlock(&workload_lock);
 		notify_changed();
 		return 0;
 	}
+	/* switching between node and master tables restarts the workers */
+	workload_stop_locked();
+	workload_mode = mode;
 	for_each_online_node(nid) {
 		const struct cpumask *mask = cpumask_of_node(nid);
 		struct task_struct *t;
@@ -931,10 +965,10 @@ static int workload_ctl(bool start)
 		get_task_struct(t);
 		set_cpus_allowed_ptr(t, mask);
 		nodes[nid].iterations = 0;
+		nodes[nid].worker_since = 0;
 		nodes[nid].worker = t;
 		wake_up_process(t);
 	}
-	workload_on = true;
 	if (ret)
 		workload_stop_locked();
 	mutex_unlock(&workload_lock);
@@ -942,9 +976,9 @@ static int workload_ctl(bool start)
 	return ret;
 }
 
-static bool workload_running(void)
+static enum ktrepl_workload_mode get_workload_mode(void)
 {
-	return READ_ONCE(workload_on);
+	return READ_ONCE(workload_mode);
 }
 
 static unsigned long master_probe(void)
@@ -1265,6 +1299,12 @@ static int tasks(struct ktrepl_task_record *recs, int max)
 		r->node = nid;
 		r->cpu = READ_ONCE(node->worker_cpu);
 		r->root_pa = READ_ONCE(node->worker_root);
+		r->runs_on_pa = workload_mode == KTREPL_WORKLOAD_NODE &&
+				nodes[node->memory_nid].mm ?
+				__pa(nodes[node->memory_nid].root) :
+				__pa(master_root);
+		r->since_ns = READ_ONCE(node->worker_since);
+		r->on_master = workload_mode == KTREPL_WORKLOAD_MASTER;
 		r->iterations = READ_ONCE(node->iterations);
 		r->probe = READ_ONCE(node->probe);
 	}
@@ -1287,7 +1327,7 @@ static struct ktrepl_provider provider = {
 	.patch_log = patch_log,
 	.tasks = tasks,
 	.workload_ctl = workload_ctl,
-	.workload_running = workload_running,
+	.workload_mode = get_workload_mode,
 	.master_probe = master_probe,
 	.read_root = read_root,
 };
@@ -1366,6 +1406,10 @@ void ktr_engine_exit(void)
 		mutex_lock(&workload_lock);
 		workload_stop_locked();
 		mutex_unlock(&workload_lock);
+	}
+	if (notifiers_on) {
+		preempt_notifier_dec();
+		notifiers_on = false;
 	}
 	if (kprobe_registered) {
 		unregister_kprobe(&patch_kprobe);
@@ -1494,6 +1538,15 @@ int ktr_engine_init(void)
 		time_plain_memcpy();	/* warm up, as the real copy will be */
 		provider.memcpy_ns = time_plain_memcpy();
 		t_replicate += ktime_get_ns() - t;	/* not ours to count */
+	}
+	/*
+	 * Workers need preemption notifiers, whose static key would be a
+	 * patch made later; enabled before the copy, every replica has it
+	 * even with propagate=0.
+	 */
+	if (arch->can_activate) {
+		preempt_notifier_inc();
+		notifiers_on = true;
 	}
 	ret = copy_replicas();
 	if (!ret && arch->protect_alias)

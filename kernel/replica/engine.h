@@ -4,6 +4,8 @@
 
 #include <linux/mm_types.h>
 #include <linux/nodemask.h>
+#include <linux/preempt.h>
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 
 #include "ktrepl_provider.h"
@@ -49,6 +51,8 @@ struct ktr_node {
 	/* written by the worker itself */
 	phys_addr_t worker_root;
 	int worker_cpu;
+	u64 worker_since;	/* local_clock() once on its tables */
+	struct preempt_notifier preempt;
 	u64 iterations;
 	unsigned long probe;
 };
@@ -85,6 +89,8 @@ struct ktr_arch {
 	int (*trap_insn)(u8 *buf, size_t len);
 	/* move this (lazy) CPU off a node's tables onto the master's */
 	void (*release_cpu)(void);
+	/* the same from the scheduler, irqs off, before a switch */
+	void (*leave_root)(void);
 	/* the text-patching function hooked before every write, or NULL */
 	const char *patch_symbol;
 	/*

@@ -116,6 +116,32 @@ for t in t3:
            f"(want {want})")
 tap.ok(wl and wl[0].get("master_probe") == "1024",
        "a master context still computes int_sqrt(2^20) = 1024")
+tm = [kv(r) for r in records(lines, "tasks_master")]
+wm = [kv(r) for r in records(lines, "workload_master")]
+tap.ok(wm and wm[0].get("running") == "1" and wm[0].get("tables") == "master",
+       f"workload reports running=1 tables=master ({wm})")
+tap.ok(len(tm) == len(roots) and all(
+    t["tables"] == "master" and t["root_pa"] == master_root and
+    t["expected_root_pa"] == master_root and t["probe"] == "1024" for t in tm),
+    "in master mode every worker runs on the master's root and computes "
+    "1024 despite the replica change", f"{tm}")
+
+# Exactness of the sample-resolution rule: whenever a CPU is interrupted,
+# it is on a node's (non-master) root only if a worker is its current task.
+workers = {t["pid"]: t["expected_root_pa"]
+           for t in map(kv, records(lines, "rule_tasks"))}
+snaps = [kv(r) for r in records(lines, "rule") if r.startswith("cpu=")]
+bad = [s for s in snaps
+       if (s["current_pid"] in workers and
+           s["loaded_root_pa"] != workers[s["current_pid"]]) or
+       (s["current_pid"] not in workers and s["loaded_set"] == "node" and
+        s["loaded_root_pa"] != master_root)]
+on_worker = sum(s["current_pid"] in workers for s in snaps)
+tap.ok(len(snaps) >= 40 and not bad,
+       f"in {len(snaps)} interrupted CPU states ({on_worker} in a worker), "
+       "a CPU is on a node's root exactly when a worker runs on it",
+       f"{bad[:4]}")
+tap.ok(on_worker > 0, f"the states include workers ({on_worker})")
 
 guest("module-cycles.sh", timeout=600)
 guest("module-onenode.sh", topo="1x2")

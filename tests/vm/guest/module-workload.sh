@@ -12,6 +12,28 @@ emit tasks2 cat $D/tasks
 emit pgds cat $D/pgds
 emit summary cat $D/summary
 check "workload runs without fault: verify healthy" ktrepl-dump --verify
+# The rule ktrepl-top resolves samples by: a CPU is on a node's tables
+# only while a listed worker is the task it runs. Each pgds read
+# interrupts every CPU and reports its loaded root and current task.
+# Moving each worker between its node's CPUs leaves the CPU it left to
+# idle and kernel threads, which is where lazy TLB would keep its tables;
+# this shell and its children stay on the last CPU, out of their way.
+last=$(($(nproc) - 1))
+taskset -p $((1 << last)) $$ >/dev/null
+i=0
+while [ $i -lt 40 ]; do
+	for t in $(kv pid < $D/tasks); do
+		cpus=$(grep "pid=$t " $D/tasks | kv node | xargs -I@ cat /sys/devices/system/node/node@/cpulist)
+		lo=${cpus%-*}
+		hi=${cpus#*-}
+		taskset -p $((1 << (i % 2 ? lo : hi))) $t >/dev/null 2>&1
+	done
+	sleep 0.1
+	emit rule cat $D/pgds
+	i=$((i + 1))
+done
+taskset -p $(((1 << (last + 1)) - 1)) $$ >/dev/null
+emit rule_tasks cat $D/tasks
 check "writing 'stop' to workload succeeds" sh -c "echo stop > $D/workload"
 check "tasks is empty once stopped" test ! -s $D/tasks
 
@@ -23,6 +45,12 @@ echo start > $D/workload
 sleep 3
 emit tasks3 cat $D/tasks
 emit workload cat $D/workload
+# the same workers on the master's tables do not see the replica change
+check "writing 'start master' to workload succeeds" \
+	sh -c "echo 'start master' > $D/workload"
+sleep 3
+emit tasks_master cat $D/tasks
+emit workload_master cat $D/workload
 echo stop > $D/workload
 echo "REPLICA-NODE $R"
 check "rmmod ktrepl" rmmod ktrepl
