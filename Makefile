@@ -27,7 +27,7 @@ help:
 	@echo "make all         module (x86_64) and tools"
 	@echo "make kernel      ktrepl.ko for KDIR=$(KDIR)"
 	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64"
-	@echo "make tools       ktrepl-dump and the shared library"
+	@echo "make tools       ktrepl-dump, ktrepl-top and the shared library"
 	@echo "make check       every test (unit + real NUMA guests), TAP"
 	@echo "make demo        boot a 2-node guest and show ktrepl at work"
 	@echo "make install     PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
@@ -55,6 +55,7 @@ kernel-arm64:
 tools:
 	$(MAKE) -C tools/lib/ktrepl
 	$(MAKE) -C tools/ktrepl-dump
+	$(MAKE) -C tools/ktrepl-top
 
 # The arm64 guests run the tools too: cross-build them in a copy of tools/.
 tools-arm64:
@@ -62,7 +63,10 @@ tools-arm64:
 	@cp -r tools/. $(BUILD)/tools-arm64/
 	$(MAKE) -C $(BUILD)/tools-arm64/lib/ktrepl clean
 	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump clean
+	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-top clean
 	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump CC=$(CROSS_COMPILE_ARM64)gcc \
+		AR=$(CROSS_COMPILE_ARM64)ar KTREPL_SRC=$(CURDIR)
+	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-top CC=$(CROSS_COMPILE_ARM64)gcc \
 		AR=$(CROSS_COMPILE_ARM64)ar KTREPL_SRC=$(CURDIR)
 
 crash-ext: tools
@@ -84,6 +88,7 @@ demo: deps
 
 install: all crash-ext
 	install -D -m 0755 tools/ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
+	install -D -m 0755 tools/ktrepl-top/ktrepl-top $(DESTDIR)$(PREFIX)/sbin/ktrepl-top
 	install -D -m 0644 crash-ext/ktrepl.so $(DESTDIR)/usr/lib/crash/extensions/ktrepl.so
 	install -D -m 0644 $(BUILD)/kernel-x86_64/ktrepl.ko \
 		$(DESTDIR)/lib/modules/$(KABI)-cloud-amd64/extra/ktrepl.ko
@@ -94,5 +99,6 @@ clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C tools/lib/ktrepl clean
 	$(MAKE) -C tools/ktrepl-dump clean
+	$(MAKE) -C tools/ktrepl-top clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C crash-ext clean

@@ -9,6 +9,7 @@
  * every other entry still points at the master's table pages.
  */
 #include <linux/cpumask.h>
+#include <linux/crc32.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
@@ -47,6 +48,7 @@ MODULE_PARM_DESC(fail_alloc, "fail the k-th page allocation (tests only)");
 
 #define KTR_LOG_SIZE 256
 #define KTR_WORKLOAD_PROBE (1UL << 20)
+#define KTR_WORKLOAD_BUF 4096
 
 static const struct ktr_arch *arch;
 static struct ktr_geom geom;
@@ -842,8 +844,15 @@ static bool is_node_root(phys_addr_t pa)
 	return false;
 }
 
+/*
+ * Back on a CPU where other tasks ran on the master's tables: their
+ * global TLB entries for the text survive the CR3 switch.
+ */
 static void worker_sched_in(struct preempt_notifier *pn, int cpu)
 {
+	struct ktr_node *n = container_of(pn, struct ktr_node, preempt);
+
+	n->worker_needs_flush = true;
 }
 
 /*
@@ -865,11 +874,14 @@ static struct preempt_ops worker_preempt_ops = {
 };
 
 /*
- * Executes core-kernel text (int_sqrt) under its node's tables (or the
- * master's, in master mode). Each burst runs with preemption off after
- * dropping this CPU's TLB entries for the replicated ranges, so every
- * fetch in the burst is translated through the loaded tables; interrupts
- * stay on so that sampling profilers see the burst.
+ * Executes core-kernel text (hashing, int_sqrt) under its node's tables
+ * (or the master's, in master mode). Each burst runs with preemption off,
+ * after dropping this CPU's TLB entries for the replicated ranges if other
+ * tasks ran here since the last one, so every fetch in the burst is
+ * translated through the loaded tables;
+ * interrupts stay on so that sampling profilers see the burst. Nearly all
+ * of its time is in core text: the loop around it is module text, which
+ * is not replicated.
  */
 static int workload_fn(void *arg)
 {
@@ -877,21 +889,32 @@ static int workload_fn(void *arg)
 	struct ktr_node *mem = &nodes[n->memory_nid];
 	struct mm_struct *mm = master_mm;
 	unsigned long acc = 0;
+	void *buf;
 	int i;
 
+	buf = kzalloc_node(KTR_WORKLOAD_BUF, GFP_KERNEL, n->memory_nid);
+	if (!buf)
+		return -ENOMEM;
 	if (workload_mode == KTREPL_WORKLOAD_NODE && mem->mm)
 		mm = mem->mm;
 	preempt_notifier_init(&n->preempt, &worker_preempt_ops);
 	preempt_notifier_register(&n->preempt);
 	kthread_use_mm(mm);
+	n->worker_needs_flush = true;
 	WRITE_ONCE(n->worker_since, local_clock());
 	while (!kthread_should_stop()) {
 		preempt_disable();
-		flush_replicated_local();
+		if (n->worker_needs_flush) {
+			n->worker_needs_flush = false;
+			flush_replicated_local();
+		}
 		n->worker_root = arch->read_root();
 		n->worker_cpu = smp_processor_id();
-		for (i = 0; i < 2000; i++)
+		for (i = 0; i < 16; i++) {
+			acc += xxh64(buf, KTR_WORKLOAD_BUF, i);
+			acc += crc32_le(i, buf, KTR_WORKLOAD_BUF);
 			acc += int_sqrt(KTR_WORKLOAD_PROBE + i);
+		}
 		WRITE_ONCE(n->probe, int_sqrt(KTR_WORKLOAD_PROBE));
 		WRITE_ONCE(n->iterations, n->iterations + 1);
 		preempt_enable();
@@ -904,6 +927,7 @@ static int workload_fn(void *arg)
 		kthread_unuse_mm(master_mm);
 	}
 	preempt_notifier_unregister(&n->preempt);
+	kfree(buf);
 	return acc == 1;	/* keeps the loop from being optimised away */
 }
 

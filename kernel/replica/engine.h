@@ -53,6 +53,7 @@ struct ktr_node {
 	int worker_cpu;
 	u64 worker_since;	/* local_clock() once on its tables */
 	struct preempt_notifier preempt;
+	bool worker_needs_flush;	/* TLB may hold the master's text */
 	u64 iterations;
 	unsigned long probe;
 };

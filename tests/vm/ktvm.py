@@ -148,8 +148,9 @@ def _cross_libs(binary, libdirs, seen=None):
 
 def arm64_tools():
     """The cross-built tools for arm64 guests, if they were built."""
-    path = os.path.join(BUILD, "tools-arm64", "ktrepl-dump", "ktrepl-dump")
-    return [path] if os.path.exists(path) else []
+    paths = [os.path.join(BUILD, "tools-arm64", t, t)
+             for t in ("ktrepl-dump", "ktrepl-top")]
+    return [p for p in paths if os.path.exists(p)]
 
 
 def build_initramfs(arch, script, out, tools=(), files=None):
@@ -406,11 +407,12 @@ class Tap:
         raise SystemExit(1 if self.failed else 0)
 
 
-def run_guest(tap, arch, topology, script, tools=(), name=None, **kw):
+def run_guest(tap, arch, topology, script, tools=(), name=None, files=None,
+              **kw):
     """Boot, run a guest script to the end, fold its TAP; return lines."""
     name = name or f"[{arch} {topology}]"
     initrd = os.path.join(BUILD, f"initrd-{arch}-{os.getpid()}.gz")
-    build_initramfs(arch, script, initrd, tools=tools)
+    build_initramfs(arch, script, initrd, tools=tools, files=files)
     lines = []
     try:
         with Guest(arch, topology, initrd, **kw) as g:

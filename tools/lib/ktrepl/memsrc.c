@@ -61,3 +61,18 @@ void kt_memsrc_close(struct kt_memsrc *src)
 		src->ops->close(src);
 	free(src);
 }
+
+int kt_vmcoreinfo_lookup(const char *text, const char *key, char *val,
+			 size_t len, struct kt_err *err)
+{
+	size_t klen = strlen(key);
+	const char *found = NULL, *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == '=')
+			found = p + klen + 1;
+	if (!found)
+		return kt_err_set(err, ENOENT, "VMCOREINFO has no %s", key);
+	snprintf(val, len, "%.*s", (int)strcspn(found, "\n"), found);
+	return 0;
+}

@@ -57,6 +57,13 @@ int kt_memsrc_open_kcore(struct kt_memsrc **out, const char *path,
 int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 			  struct kt_err *err);
 
+/*
+ * The value of key in VMCOREINFO text. The last "key=" line wins, so a
+ * line appended later overrides an earlier one.
+ */
+int kt_vmcoreinfo_lookup(const char *text, const char *key, char *val,
+			 size_t len, struct kt_err *err);
+
 /* Used by backends outside this library (the crash extension). */
 struct kt_memsrc *kt_memsrc_new(const struct kt_memsrc_ops *ops, void *priv,
 				const char *path);

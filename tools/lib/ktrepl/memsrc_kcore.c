@@ -25,6 +25,7 @@ struct kcore_segment {
 
 struct kcore {
 	int fd;
+	char *vmcoreinfo;	/* the note's text, or NULL */
 	size_t nr_segments;
 	struct kcore_segment *segments;
 };
@@ -69,11 +70,23 @@ static int kcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 	return 0;
 }
 
+static int kcore_vmcoreinfo(struct kt_memsrc *src, const char *key,
+			    char *val, size_t len, struct kt_err *err)
+{
+	struct kcore *kc = src->priv;
+
+	if (!kc->vmcoreinfo)
+		return kt_err_set(err, ENOENT, "%s has no VMCOREINFO note",
+				  src->path);
+	return kt_vmcoreinfo_lookup(kc->vmcoreinfo, key, val, len, err);
+}
+
 static void kcore_close(struct kt_memsrc *src)
 {
 	struct kcore *kc = src->priv;
 
 	close(kc->fd);
+	free(kc->vmcoreinfo);
 	free(kc->segments);
 	free(kc);
 }
@@ -81,6 +94,7 @@ static void kcore_close(struct kt_memsrc *src)
 static const struct kt_memsrc_ops kcore_ops = {
 	.name = "kcore",
 	.read_phys = kcore_read_phys,
+	.vmcoreinfo = kcore_vmcoreinfo,
 	.close = kcore_close,
 };
 
@@ -109,6 +123,28 @@ static void kcore_keep_direct_map(struct kcore *kc)
 		if (kc->segments[i].va - kc->segments[i].pa == best_offset)
 			kc->segments[kept++] = kc->segments[i];
 	kc->nr_segments = kept;
+}
+
+/* kcore has carried the VMCOREINFO note since Linux 4.19 */
+static void kcore_load_vmcoreinfo(struct kcore *kc, Elf *elf,
+				  const GElf_Phdr *phdr)
+{
+	size_t off = 0, name_off, desc_off;
+	Elf_Data *data;
+	GElf_Nhdr nhdr;
+
+	data = elf_getdata_rawchunk(elf, phdr->p_offset, phdr->p_filesz,
+				    ELF_T_NHDR);
+	if (!data)
+		return;
+	while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off))) {
+		if (nhdr.n_namesz == sizeof("VMCOREINFO") &&
+		    !memcmp((char *)data->d_buf + name_off, "VMCOREINFO",
+			    sizeof("VMCOREINFO")) && !kc->vmcoreinfo) {
+			kc->vmcoreinfo = strndup((char *)data->d_buf + desc_off,
+						 nhdr.n_descsz);
+		}
+	}
 }
 
 static int kcore_load_segments(struct kcore *kc, const char *path,
@@ -142,7 +178,11 @@ static int kcore_load_segments(struct kcore *kc, const char *path,
 	for (i = 0; i < nr_phdrs; i++) {
 		GElf_Phdr phdr;
 
-		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, (int)i, &phdr))
+			continue;
+		if (phdr.p_type == PT_NOTE)
+			kcore_load_vmcoreinfo(kc, elf, &phdr);
+		if (phdr.p_type != PT_LOAD)
 			continue;
 		/* kcore marks segments without a physical alias with -1 */
 		if (phdr.p_paddr == (GElf_Addr)-1 || !phdr.p_filesz)
@@ -189,6 +229,7 @@ int kt_memsrc_open_kcore(struct kt_memsrc **out, const char *path,
 		ret = kt_err_set(err, ENOMEM, "%s: out of memory", path);
 	}
 	close(kc->fd);
+	free(kc->vmcoreinfo);
 	free(kc->segments);
 	free(kc);
 	return ret;

@@ -40,27 +40,18 @@ static int vmcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 				  "");
 }
 
-/* The last "key=" line wins: a later line overrides an earlier one. */
 static int vmcore_vmcoreinfo(struct kt_memsrc *src, const char *key,
 			     char *val, size_t len, struct kt_err *err)
 {
 	struct vmcore *vc = src->priv;
-	size_t klen = strlen(key);
-	const char *found = NULL, *p;
 	char *raw = NULL;
+	int ret;
 
 	if (kdump_vmcoreinfo_raw(vc->ctx, &raw) != KDUMP_OK || !raw)
 		return kt_err_set(err, ENOENT, "the dump has no VMCOREINFO");
-	for (p = raw; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, klen) && p[klen] == '=')
-			found = p + klen + 1;
-	if (!found) {
-		free(raw);
-		return kt_err_set(err, ENOENT, "VMCOREINFO has no %s", key);
-	}
-	snprintf(val, len, "%.*s", (int)strcspn(found, "\n"), found);
+	ret = kt_vmcoreinfo_lookup(raw, key, val, len, err);
 	free(raw);
-	return 0;
+	return ret;
 }
 
 static int vmcore_phys_end(struct kt_memsrc *src, uint64_t *end,

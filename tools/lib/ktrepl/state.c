@@ -260,6 +260,9 @@ static int tasks_line(struct kt_state *st, const char *line,
 	kt_kv_int(line, "cpu", &t->cpu);
 	kt_kv_u64(line, "iterations", &t->iterations);
 	kt_kv_u64(line, "probe", &t->probe);
+	kt_kv_u64(line, "since_ns", &t->since_ns);
+	if (kt_kv_str(line, "tables", t->tables, sizeof(t->tables)))
+		strcpy(t->tables, "node");
 	st->nr_tasks++;
 	return 0;
 }
@@ -321,6 +324,36 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 		ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
 	if (ret)
 		kt_state_free(st);
+	return ret;
+}
+
+int kt_state_load_tasks(struct kt_state *st, const char *dir,
+			struct kt_err *err)
+{
+	free(st->tasks);
+	st->tasks = NULL;
+	st->nr_tasks = 0;
+	return for_each_line(st, dir, "tasks", false, tasks_line, err);
+}
+
+int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
+{
+	struct kt_state *now = calloc(1, sizeof(*now));
+	int ret;
+
+	if (!now)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	ret = for_each_line(now, dir, "summary", true, summary_line, err);
+	if (!ret) {
+		memcpy(st->activation, now->activation, sizeof(st->activation));
+		st->propagate = now->propagate;
+		st->patches = now->patches;
+		st->patch_bytes = now->patch_bytes;
+		st->patches_missed = now->patches_missed;
+		st->overhead = now->overhead;
+		ret = kt_state_load_tasks(st, dir, err);
+	}
+	free(now);
 	return ret;
 }
 

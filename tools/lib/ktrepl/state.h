@@ -60,6 +60,8 @@ struct kt_task_state {
 	uint64_t expected_root_pa;
 	uint64_t iterations;
 	uint64_t probe;
+	uint64_t since_ns;	/* perf clock: on expected_root_pa from then */
+	char tables[8];		/* node, or master */
 };
 
 /*
@@ -104,6 +106,14 @@ struct kt_state {
 int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 			  struct kt_err *err);
 void kt_state_free(struct kt_state *st);
+/*
+ * Re-read the counters of summary and the tasks: cheap enough for every
+ * refresh, and without pgds, whose reads interrupt every CPU.
+ */
+int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err);
+/* Re-read only the tasks file. */
+int kt_state_load_tasks(struct kt_state *st, const char *dir,
+			struct kt_err *err);
 
 /*
  * The same facts from a dump: locate the descriptor (VMCOREINFO's
@@ -113,6 +123,13 @@ int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 			     struct kt_err *err);
 int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 			     uint64_t pa, struct kt_err *err);
+
+/*
+ * A kernel without ktrepl (activation "none"): architecture, paging and
+ * the master's root from the VMCOREINFO of src (kcore or a dump).
+ */
+int kt_state_load_plain(struct kt_state *st, struct kt_memsrc *src,
+			struct kt_err *err);
 
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
 int kt_state_region(const struct kt_state *st, const char *name);

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Opening what ktrepl-top measures, and turning samples into frames. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "top.h"
+
+/*
+ * The module's state when it is loaded; otherwise what VMCOREINFO in
+ * kcore tells of a kernel without replication, which is then measured
+ * on its one set of tables.
+ */
+static int open_state(struct top *top, struct kt_err *err)
+{
+	int ret;
+
+	ret = kt_state_load_debugfs(&top->st, top->opts.debugfs_dir, err);
+	if (!ret) {
+		top->have_module = true;
+		return 0;
+	}
+	if (err->code != ENOENT)
+		return ret;	/* present but unreadable or garbage: say so */
+	kt_err_clear(err);
+	return kt_state_load_plain(&top->st, top->src, err);
+}
+
+static int open_symbols(struct top *top, struct kt_err *err)
+{
+	uint64_t start = 0, end = 0;
+	int text;
+
+	if (kt_symtab_load_map(&top->syms, top->opts.kallsyms_path, err))
+		return -err->code;
+	top->have_syms = true;
+	top->loc.syms = &top->syms;
+	text = kt_state_region(&top->st, "text");
+	if (text >= 0) {
+		start = top->st.regions[text].start;
+		end = top->st.regions[text].end;
+	} else {
+		start = kt_symtab_addr(&top->syms, "_stext");
+		end = kt_symtab_addr(&top->syms, "_etext");
+	}
+	if (!start || end <= start)
+		return kt_err_set(err, ENOENT,
+				  "%s: no _stext/_etext (are addresses hidden? kptr_restrict needs root)",
+				  top->opts.kallsyms_path);
+	top->loc.core.start = start;
+	top->loc.core.end = end;
+	return 0;
+}
+
+/* without the module: the node that holds the kernel's one copy of text */
+static void find_master_node(struct top *top)
+{
+	struct kt_mapping m;
+	struct kt_err err;
+
+	kt_err_clear(&err);
+	if (!kt_translate(top->loc.arch, &top->loc.geo, top->src,
+			  top->st.master_root_pa, top->loc.core.start, &m, &err) &&
+	    m.present)
+		top->st.master_node = kt_numa_pa_node(&top->numa, m.pa);
+}
+
+int top_open(struct top *top, struct kt_err *err)
+{
+	char variant[32];
+	int cpus[KT_NUMA_MAX_CPUS], nr = 0, i, ret;
+
+	if (geteuid() != 0 && !getenv("KTREPL_NO_ROOT_CHECK"))
+		return kt_err_set(err, EPERM,
+				  "needs root: it samples every CPU with perf_event_open (see kernel.perf_event_paranoid) and reads %s",
+				  top->opts.kcore_path);
+	ret = kt_numa_load(&top->numa, top->opts.sysfs_dir, err);
+	if (ret)
+		return ret;
+	ret = kt_memsrc_open_kcore(&top->src, top->opts.kcore_path, err);
+	if (ret)
+		return ret;
+	ret = open_state(top, err);
+	if (ret)
+		return ret;
+	top->loc.arch = kt_arch_find(top->st.arch);
+	if (!top->loc.arch)
+		return kt_err_set(err, ENOTSUP, "architecture '%s' is not supported",
+				  top->st.arch);
+	kt_state_paging_variant(&top->st, variant, sizeof(variant));
+	ret = top->loc.arch->configure(&top->loc.geo, variant, err);
+	if (ret)
+		return ret;
+	top->loc.src = top->src;
+	top->loc.numa = &top->numa;
+	ret = open_symbols(top, err);
+	if (!ret)
+		ret = kt_loc_load_modules(&top->loc, top->opts.modules_path, err);
+	if (!ret)
+		ret = kt_loc_set_rule(&top->loc, &top->st, err);
+	if (ret)
+		return ret;
+	kt_loc_init(&top->loc);
+	if (!top->have_module)
+		find_master_node(top);
+	for (i = 0; i < top->numa.nr_cpus; i++)
+		if (top->numa.cpu_node[i] >= 0)
+			cpus[nr++] = i;
+	return kt_sampler_open(&top->sampler, cpus, nr, top->opts.rate_hz, err);
+}
+
+void top_close(struct top *top)
+{
+	kt_sampler_close(top->sampler);
+	kt_loc_free(&top->loc);
+	if (top->have_syms)
+		kt_symtab_free(&top->syms);
+	kt_state_free(&top->st);
+	kt_memsrc_close(top->src);
+	kt_numa_free(&top->numa);
+	free(top->pending);
+	free(top->prev_tasks);
+}
+
+static void keep_sample(const struct kt_sample *s, void *arg)
+{
+	struct top *top = arg;
+
+	if (top->nr_pending == top->pending_cap) {
+		size_t cap = top->pending_cap ? top->pending_cap * 2 : 4096;
+		struct kt_sample *grown;
+
+		grown = realloc(top->pending, cap * sizeof(*grown));
+		if (!grown) {
+			top->pending_lost++;	/* counted, never silently gone */
+			return;
+		}
+		top->pending = grown;
+		top->pending_cap = cap;
+	}
+	top->pending[top->nr_pending++] = *s;
+}
+
+int top_collect(struct top *top, struct kt_err *err)
+{
+	uint64_t lost = 0;
+	int ret;
+
+	ret = kt_sampler_drain(top->sampler, keep_sample, top, &lost, err);
+	top->pending_lost += lost;
+	top->total_lost += lost;
+	return ret;
+}
+
+/*
+ * Workers listed now, plus those of the previous refresh: a worker that
+ * stopped during the frame ran on its tables until then.
+ */
+static int refresh_workers(struct top *top, struct kt_err *err)
+{
+	struct kt_task_state *both;
+	size_t n = top->st.nr_tasks, i;
+	struct kt_state view;
+	int ret;
+
+	both = calloc(n + top->nr_prev_tasks + 1, sizeof(*both));
+	if (!both)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	memcpy(both, top->st.tasks, n * sizeof(*both));
+	for (i = 0; i < top->nr_prev_tasks; i++) {
+		size_t j;
+
+		for (j = 0; j < top->st.nr_tasks; j++)
+			if (top->st.tasks[j].pid == top->prev_tasks[i].pid)
+				break;
+		if (j == top->st.nr_tasks)
+			both[n++] = top->prev_tasks[i];
+	}
+	view = top->st;
+	view.tasks = both;
+	view.nr_tasks = n;
+	ret = kt_loc_set_rule(&top->loc, &view, err);
+	free(both);
+	free(top->prev_tasks);
+	top->prev_tasks = NULL;
+	top->nr_prev_tasks = 0;
+	if (top->st.nr_tasks) {
+		top->prev_tasks = calloc(top->st.nr_tasks, sizeof(*top->prev_tasks));
+		if (!top->prev_tasks)
+			return kt_err_set(err, ENOMEM, "out of memory");
+		memcpy(top->prev_tasks, top->st.tasks,
+		       top->st.nr_tasks * sizeof(*top->prev_tasks));
+		top->nr_prev_tasks = top->st.nr_tasks;
+	}
+	return ret;
+}
+
+int top_end_frame(struct top *top, struct kt_err *err)
+{
+	size_t i;
+	int ret;
+
+	ret = top_collect(top, err);
+	if (ret)
+		return ret;
+	/*
+	 * The workers are read after the samples were taken, so every
+	 * worker that ran in this frame is known when its samples resolve.
+	 */
+	top->refresh_error[0] = '\0';
+	if (top->have_module) {
+		struct kt_err rerr;
+
+		kt_err_clear(&rerr);
+		if (kt_state_refresh(&top->st, top->opts.debugfs_dir, &rerr)) {
+			/* unloaded under us: carry on as a kernel without it */
+			snprintf(top->refresh_error, sizeof(top->refresh_error),
+				 "%s", rerr.msg);
+			top->st.nr_tasks = 0;
+			strcpy(top->st.activation, "gone");
+		}
+	}
+	ret = refresh_workers(top, err);
+	if (ret)
+		return ret;
+	/* the previous frame stays on show until this one is complete */
+	kt_loc_begin_frame(&top->loc);
+	for (i = 0; i < top->nr_pending; i++)
+		kt_loc_add(&top->loc, &top->pending[i]);
+	top->loc.lost = top->pending_lost;
+	top->pending_lost = 0;
+	top->nr_pending = 0;
+	kt_loc_end_frame(&top->loc);
+	top->frame++;
+	return 0;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What batch frames and the TUI both show: sort orders and formatting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+static const char *const sort_names[][5] = {
+	[VIEW_NODES] = { "node", "cpus", "samples", "local%", "remote%" },
+	[VIEW_CPUS] = { "cpu", "node", "samples", "local%", "remote%" },
+	[VIEW_FUNCS] = { "name", "remote", "local", "remote%", "node" },
+};
+
+const char *top_sort_name(enum top_view view, int col)
+{
+	return col >= 1 && col <= 5 ? sort_names[view][col - 1] : "?";
+}
+
+/* sort keys: larger first, except the identity columns */
+static double fetch_key(const struct kt_fetches *by_class, int col)
+{
+	struct kt_fetches t = kt_fetches_total(by_class);
+
+	switch (col) {
+	case 3:
+		return t.local + t.remote + t.unresolved;
+	case 4:
+		return kt_fetches_local_pct(&t);
+	case 5:
+		return t.local + t.remote ? 100.0 - kt_fetches_local_pct(&t) : -1;
+	}
+	return 0;
+}
+
+struct sort_ctx {
+	const struct top *top;
+	int col;
+};
+
+static struct sort_ctx sort_ctx;
+
+static int cmp_double_desc(double a, double b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b, c = 0;
+	const struct kt_locality *loc = &sort_ctx.top->loc;
+
+	if (sort_ctx.col == 2)
+		c = loc->nodes[y].nr_cpus - loc->nodes[x].nr_cpus;
+	else if (sort_ctx.col >= 3)
+		c = cmp_double_desc(fetch_key(loc->nodes[x].text, sort_ctx.col),
+				    fetch_key(loc->nodes[y].text, sort_ctx.col));
+	return c ? c : x - y;
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b, c = 0;
+	const struct kt_locality *loc = &sort_ctx.top->loc;
+
+	if (sort_ctx.col == 2)
+		c = loc->numa->cpu_node[x] - loc->numa->cpu_node[y];
+	else if (sort_ctx.col >= 3)
+		c = cmp_double_desc(fetch_key(loc->cpus[x].text, sort_ctx.col),
+				    fetch_key(loc->cpus[y].text, sort_ctx.col));
+	return c ? c : x - y;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct kt_loc_func *f = &sort_ctx.top->loc.funcs[*(const size_t *)a];
+	const struct kt_loc_func *g = &sort_ctx.top->loc.funcs[*(const size_t *)b];
+	double fp = f->local + f->remote ? 100.0 * f->remote / (f->local + f->remote) : 0;
+	double gp = g->local + g->remote ? 100.0 * g->remote / (g->local + g->remote) : 0;
+	int c = 0;
+
+	switch (sort_ctx.col) {
+	case 1:
+		c = strcmp(f->name, g->name);
+		break;
+	case 3:
+		c = cmp_double_desc(f->local, g->local);
+		break;
+	case 4:
+		c = cmp_double_desc(fp, gp);
+		break;
+	case 5:
+		c = f->node - g->node;
+		break;
+	}
+	if (!c)
+		c = cmp_double_desc(f->remote, g->remote);
+	return c ? c : strcmp(f->name, g->name);
+}
+
+void top_sorted_nodes(const struct top *top, int col, int *order, int *nr)
+{
+	int i;
+
+	*nr = 0;
+	for (i = 0; i < top->numa.nr_nodes; i++)
+		order[(*nr)++] = i;
+	sort_ctx = (struct sort_ctx){ top, col };
+	qsort(order, *nr, sizeof(*order), cmp_node);
+}
+
+void top_sorted_cpus(const struct top *top, int col, int *order, int *nr)
+{
+	int i;
+
+	*nr = 0;
+	for (i = 0; i < top->numa.nr_cpus; i++)
+		if (top->numa.cpu_node[i] >= 0)
+			order[(*nr)++] = i;
+	sort_ctx = (struct sort_ctx){ top, col };
+	qsort(order, *nr, sizeof(*order), cmp_cpu);
+}
+
+/* only functions with remote fetches: the view is about those */
+void top_sorted_funcs(const struct top *top, int col, size_t *order,
+		      size_t *nr)
+{
+	size_t i;
+
+	*nr = 0;
+	for (i = 0; i < top->loc.nr_funcs; i++)
+		if (top->loc.funcs[i].remote)
+			order[(*nr)++] = i;
+	sort_ctx = (struct sort_ctx){ top, col };
+	qsort(order, *nr, sizeof(*order), cmp_func);
+}
+
+void top_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1ULL << 30)
+		snprintf(buf, len, "%.1f GiB", bytes / (double)(1ULL << 30));
+	else if (bytes >= 1ULL << 20)
+		snprintf(buf, len, "%.1f MiB", bytes / (double)(1ULL << 20));
+	else
+		snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+}
+
+/* ASCII, so it survives every terminal and a captured pane alike */
+void top_sparkline(const struct kt_loc_node *n, char *buf, int width)
+{
+	static const char levels[] = "_.-=+*#";
+	int i, first = n->nr_history > width ? n->nr_history - width : 0;
+
+	for (i = 0; first + i < n->nr_history; i++) {
+		double pct = n->history[first + i];
+
+		buf[i] = pct < 0 ? ' ' :
+			 levels[(int)(pct / 100.0 * (sizeof(levels) - 2) + 0.5)];
+	}
+	buf[i] = '\0';
+}
+
+uint64_t top_replica_overhead(const struct top *top)
+{
+	uint64_t sum = 0;
+	int i, replicas = 0;
+
+	for (i = 0; i < top->st.nr_nodes; i++) {
+		if (strcmp(top->st.nodes[i].role, "replica"))
+			continue;
+		sum += top->st.nodes[i].overhead;
+		replicas++;
+	}
+	return replicas ? sum / replicas : 0;
+}

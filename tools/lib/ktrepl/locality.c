@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-node kernel text fetch locality from sampled IPs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locality.h"
+
+const char *const kt_text_class_names[KT_TEXT_CLASSES] = {
+	[KT_TEXT_CORE] = "core",
+	[KT_TEXT_MODULE] = "module",
+	[KT_TEXT_OTHER] = "other",
+};
+
+void kt_loc_init(struct kt_locality *loc)
+{
+	int i;
+
+	for (i = 0; i < KT_NUMA_MAX_NODES; i++)
+		loc->nodes[i].nr_history = 0;
+	kt_loc_begin_frame(loc);
+}
+
+void kt_loc_free(struct kt_locality *loc)
+{
+	free(loc->modules);
+	free(loc->workers);
+	free(loc->funcs);
+	free(loc->func_hash);
+	loc->modules = NULL;
+	loc->workers = NULL;
+	loc->funcs = NULL;
+	loc->func_hash = NULL;
+	loc->nr_modules = loc->nr_workers = loc->nr_funcs = 0;
+	loc->funcs_cap = loc->func_hash_cap = 0;
+}
+
+int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
+		    struct kt_err *err)
+{
+	struct kt_loc_worker *w = NULL;
+	size_t i;
+	int n;
+
+	loc->master_root_pa = st->master_root_pa;
+	if (!strcmp(st->activation, "percpu")) {
+		loc->rule = KT_RULE_PERCPU;
+		for (n = 0; n < KT_NUMA_MAX_NODES; n++)
+			loc->node_root_pa[n] = st->master_root_pa;
+		for (i = 0; i < (size_t)st->nr_nodes; i++)
+			if (st->nodes[i].nid >= 0 &&
+			    st->nodes[i].nid < KT_NUMA_MAX_NODES &&
+			    st->nodes[i].root_pa)
+				loc->node_root_pa[st->nodes[i].nid] =
+					st->nodes[i].root_pa;
+	} else if (!strcmp(st->activation, "workload")) {
+		loc->rule = KT_RULE_WORKLOAD;
+	} else {
+		loc->rule = KT_RULE_MASTER;
+	}
+	if (st->nr_tasks) {
+		w = calloc(st->nr_tasks, sizeof(*w));
+		if (!w)
+			return kt_err_set(err, ENOMEM, "out of memory");
+	}
+	for (i = 0; i < st->nr_tasks; i++)
+		w[i] = (struct kt_loc_worker){
+			.tid = st->tasks[i].pid,
+			.root_pa = st->tasks[i].expected_root_pa,
+			.since_ns = st->tasks[i].since_ns,
+		};
+	free(loc->workers);
+	loc->workers = w;
+	loc->nr_workers = st->nr_tasks;
+	return 0;
+}
+
+int kt_loc_load_modules(struct kt_locality *loc, const char *path,
+			struct kt_err *err)
+{
+	struct kt_text_range *mods = NULL;
+	size_t nr = 0;
+	char line[1024];
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long size, addr;
+		char name[256], *at;
+		struct kt_text_range *grown;
+
+		/* name size refcount deps state address */
+		if (sscanf(line, "%255s %llu", name, &size) != 2)
+			continue;
+		at = strstr(line, " 0x");
+		if (!at || sscanf(at, " 0x%llx", &addr) != 1 || !addr)
+			continue;	/* hidden without root: 0x0 */
+		grown = realloc(mods, (nr + 1) * sizeof(*mods));
+		if (!grown) {
+			free(mods);
+			fclose(f);
+			return kt_err_set(err, ENOMEM, "out of memory");
+		}
+		mods = grown;
+		mods[nr++] = (struct kt_text_range){ addr, addr + size };
+	}
+	fclose(f);
+	free(loc->modules);
+	loc->modules = mods;
+	loc->nr_modules = nr;
+	return 0;
+}
+
+enum kt_text_class kt_loc_classify(const struct kt_locality *loc, uint64_t ip,
+				   bool *is_text)
+{
+	size_t i;
+
+	*is_text = true;
+	if (ip >= loc->core.start && ip < loc->core.end)
+		return KT_TEXT_CORE;
+	for (i = 0; i < loc->nr_modules; i++)
+		if (ip >= loc->modules[i].start && ip < loc->modules[i].end)
+			return KT_TEXT_MODULE;
+	/* init text, the entry trampoline, BPF and ftrace trampolines */
+	*is_text = ip >= (1ULL << 63);
+	return KT_TEXT_OTHER;
+}
+
+uint64_t kt_loc_root(const struct kt_locality *loc, const struct kt_sample *s)
+{
+	size_t i;
+	int node;
+
+	switch (loc->rule) {
+	case KT_RULE_PERCPU:
+		node = s->cpu >= 0 && s->cpu < KT_NUMA_MAX_CPUS ?
+			       loc->numa->cpu_node[s->cpu] : -1;
+		return node >= 0 ? loc->node_root_pa[node] : loc->master_root_pa;
+	case KT_RULE_WORKLOAD:
+		for (i = 0; i < loc->nr_workers; i++)
+			if (loc->workers[i].tid == s->tid &&
+			    s->time >= loc->workers[i].since_ns)
+				return loc->workers[i].root_pa;
+		return loc->master_root_pa;
+	default:
+		return loc->master_root_pa;
+	}
+}
+
+/* the node of the page ip executes from, through root; -1 if none */
+static int fetch_node(struct kt_locality *loc, uint64_t root, uint64_t ip)
+{
+	uint64_t page = (ip >> 12) + 1;
+	size_t slot = ((root >> 12) * 0x9e3779b97f4a7c15ULL ^ page) %
+		      KT_LOC_CACHE_SIZE;
+	struct kt_loc_cache_entry *e = &loc->cache[slot];
+	struct kt_mapping m;
+	struct kt_err err;
+
+	if (e->page == page && e->root_pa == root)
+		return e->node;
+	kt_err_clear(&err);
+	loc->translations++;
+	e->root_pa = root;
+	e->page = page;
+	if (kt_translate(loc->arch, &loc->geo, loc->src, root, ip, &m, &err) ||
+	    !m.present)
+		e->node = -1;
+	else
+		e->node = kt_numa_pa_node(loc->numa, m.pa);
+	return e->node;
+}
+
+static size_t func_slot(uint64_t addr, size_t cap)
+{
+	return (addr * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+}
+
+static int func_rehash(struct kt_locality *loc, size_t cap)
+{
+	uint32_t *hash = calloc(cap, sizeof(*hash));
+	size_t i;
+
+	if (!hash)
+		return -ENOMEM;
+	for (i = 0; i < loc->nr_funcs; i++) {
+		size_t s = func_slot(loc->funcs[i].addr, cap);
+
+		while (hash[s])
+			s = (s + 1) & (cap - 1);
+		hash[s] = i + 1;
+	}
+	free(loc->func_hash);
+	loc->func_hash = hash;
+	loc->func_hash_cap = cap;
+	return 0;
+}
+
+static struct kt_loc_func *func_get(struct kt_locality *loc, uint64_t ip)
+{
+	const struct kt_sym *sym = NULL;
+	struct kt_loc_func *f;
+	uint64_t addr, off = 0;
+	size_t s;
+
+	if (loc->syms)
+		sym = kt_symtab_lookup(loc->syms, ip, &off);
+	/* past 1 MiB from a symbol is not that symbol's code */
+	if (sym && off >= (1 << 20))
+		sym = NULL;
+	addr = sym ? sym->addr : ip & ~0xfffULL;
+	if (loc->nr_funcs * 2 >= loc->func_hash_cap &&
+	    func_rehash(loc, loc->func_hash_cap ? loc->func_hash_cap * 2 : 1024))
+		return NULL;
+	s = func_slot(addr, loc->func_hash_cap);
+	while (loc->func_hash[s]) {
+		f = &loc->funcs[loc->func_hash[s] - 1];
+		if (f->addr == addr)
+			return f;
+		s = (s + 1) & (loc->func_hash_cap - 1);
+	}
+	if (loc->nr_funcs == loc->funcs_cap) {
+		size_t cap = loc->funcs_cap ? loc->funcs_cap * 2 : 256;
+		struct kt_loc_func *grown;
+
+		grown = realloc(loc->funcs, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		loc->funcs = grown;
+		loc->funcs_cap = cap;
+	}
+	f = &loc->funcs[loc->nr_funcs];
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->node = -1;
+	if (sym)
+		snprintf(f->name, sizeof(f->name), "%s", sym->name);
+	else
+		snprintf(f->name, sizeof(f->name), "0x%" PRIx64, addr);
+	loc->func_hash[s] = ++loc->nr_funcs;
+	return f;
+}
+
+void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
+{
+	enum kt_text_class cls;
+	struct kt_fetches *nf, *cf;
+	struct kt_loc_func *f;
+	int cpu_node, home, page_node;
+	uint64_t root;
+	bool is_text;
+
+	loc->samples++;
+	if (s->tid == 0) {
+		loc->idle++;
+		return;
+	}
+	cls = kt_loc_classify(loc, s->ip, &is_text);
+	if (!is_text || s->cpu < 0 || s->cpu >= KT_NUMA_MAX_CPUS ||
+	    loc->numa->cpu_node[s->cpu] < 0) {
+		loc->not_text++;
+		return;
+	}
+	cpu_node = loc->numa->cpu_node[s->cpu];
+	home = loc->numa->memory_node[cpu_node];
+	root = kt_loc_root(loc, s);
+	if (root != loc->master_root_pa)
+		loc->on_worker_tables++;
+	page_node = fetch_node(loc, root, s->ip);
+	nf = &loc->nodes[cpu_node].text[cls];
+	cf = &loc->cpus[s->cpu].text[cls];
+	loc->cpus[s->cpu].node = cpu_node;
+	if (page_node < 0) {
+		nf->unresolved++;
+		cf->unresolved++;
+		return;
+	}
+	f = func_get(loc, s->ip);
+	if (page_node == home) {
+		nf->local++;
+		cf->local++;
+		if (f)
+			f->local++;
+		return;
+	}
+	nf->remote++;
+	cf->remote++;
+	if (f) {
+		f->remote++;
+		f->node_remote[cpu_node]++;
+		if (f->node < 0 || f->node_remote[cpu_node] > f->node_remote[f->node])
+			f->node = cpu_node;
+	}
+}
+
+void kt_loc_add_fn(const struct kt_sample *s, void *loc)
+{
+	kt_loc_add(loc, s);
+}
+
+struct kt_fetches kt_fetches_total(const struct kt_fetches *by_class)
+{
+	struct kt_fetches t = { 0 };
+	int i;
+
+	for (i = 0; i < KT_TEXT_CLASSES; i++) {
+		t.local += by_class[i].local;
+		t.remote += by_class[i].remote;
+		t.unresolved += by_class[i].unresolved;
+	}
+	return t;
+}
+
+double kt_fetches_local_pct(const struct kt_fetches *f)
+{
+	uint64_t n = f->local + f->remote;
+
+	return n ? 100.0 * f->local / n : -1;
+}
+
+void kt_loc_end_frame(struct kt_locality *loc)
+{
+	int i;
+
+	for (i = 0; i < loc->numa->nr_nodes && i < KT_NUMA_MAX_NODES; i++) {
+		struct kt_loc_node *n = &loc->nodes[i];
+		struct kt_fetches t = kt_fetches_total(n->text);
+
+		if (n->nr_history == KT_LOC_HISTORY) {
+			memmove(n->history, n->history + 1,
+				(KT_LOC_HISTORY - 1) * sizeof(n->history[0]));
+			n->nr_history--;
+		}
+		n->history[n->nr_history++] = kt_fetches_local_pct(&t);
+	}
+}
+
+void kt_loc_begin_frame(struct kt_locality *loc)
+{
+	int i;
+
+	for (i = 0; i < KT_NUMA_MAX_NODES; i++) {
+		memset(loc->nodes[i].text, 0, sizeof(loc->nodes[i].text));
+		loc->nodes[i].nr_cpus = 0;
+	}
+	for (i = 0; i < KT_NUMA_MAX_CPUS; i++) {
+		memset(&loc->cpus[i], 0, sizeof(loc->cpus[i]));
+		loc->cpus[i].node = -1;
+	}
+	if (loc->numa)
+		for (i = 0; i < loc->numa->nr_cpus; i++)
+			if (loc->numa->cpu_node[i] >= 0)
+				loc->nodes[loc->numa->cpu_node[i]].nr_cpus++;
+	loc->nr_funcs = 0;
+	if (loc->func_hash)
+		memset(loc->func_hash, 0,
+		       loc->func_hash_cap * sizeof(*loc->func_hash));
+	memset(loc->cache, 0, sizeof(loc->cache));
+	loc->samples = loc->idle = loc->not_text = loc->lost = 0;
+	loc->on_worker_tables = loc->translations = 0;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_LOCALITY_H
+#define KTREPL_LOCALITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "memsrc.h"
+#include "numa.h"
+#include "pgtable.h"
+#include "sampler.h"
+#include "state.h"
+#include "symbols.h"
+
+/*
+ * The model behind ktrepl-top: each kernel-text sample is translated
+ * through the tables its CPU really had loaded (docs/abi.md, "Which
+ * tables a CPU runs on") and counted as a local or remote fetch. No
+ * terminal, no perf here: samples come in, counters come out, so the
+ * model is tested with synthetic samples and tables.
+ */
+
+enum kt_text_class {
+	KT_TEXT_CORE,	/* _stext.._etext */
+	KT_TEXT_MODULE,	/* a loaded module's text */
+	KT_TEXT_OTHER,	/* other kernel text: BPF, trampolines */
+	KT_TEXT_CLASSES,
+};
+
+extern const char *const kt_text_class_names[KT_TEXT_CLASSES];
+
+struct kt_fetches {
+	uint64_t local;
+	uint64_t remote;
+	uint64_t unresolved;	/* not mapped, or no node owns the page */
+};
+
+#define KT_LOC_HISTORY 64
+
+struct kt_loc_node {
+	int nr_cpus;
+	struct kt_fetches text[KT_TEXT_CLASSES];
+	/* local share per frame, newest last; negative: no samples */
+	double history[KT_LOC_HISTORY];
+	int nr_history;
+};
+
+struct kt_loc_cpu {
+	int node;	/* -1: not sampled */
+	struct kt_fetches text[KT_TEXT_CLASSES];
+};
+
+struct kt_loc_func {
+	uint64_t addr;	/* symbol start, or the page for unknown code */
+	char name[96];
+	uint64_t local;
+	uint64_t remote;
+	int node;	/* where most of its remote fetches came from */
+	uint64_t node_remote[KT_NUMA_MAX_NODES];
+};
+
+struct kt_text_range {
+	uint64_t start;
+	uint64_t end;
+};
+
+/* Which root a sample ran on. */
+enum kt_loc_rule {
+	KT_RULE_MASTER,		/* no replication: everything on the master */
+	KT_RULE_WORKLOAD,	/* listed workers on their root, the rest master */
+	KT_RULE_PERCPU,		/* each CPU on its node's root */
+};
+
+struct kt_loc_worker {
+	uint32_t tid;
+	uint64_t root_pa;
+	uint64_t since_ns;
+};
+
+struct kt_loc_cache_entry {
+	uint64_t root_pa;
+	uint64_t page;	/* va >> 12, plus one so that 0 means empty */
+	int node;	/* -1: unresolved */
+};
+
+#define KT_LOC_CACHE_SIZE 4096
+
+struct kt_locality {
+	/* how to translate */
+	const struct kt_arch *arch;
+	struct kt_pt_geometry geo;
+	struct kt_memsrc *src;
+	const struct kt_numa *numa;
+	struct kt_symtab *syms;	/* may be NULL: functions by address */
+	/* what is text */
+	struct kt_text_range core;
+	struct kt_text_range *modules;
+	size_t nr_modules;
+	/* which tables */
+	enum kt_loc_rule rule;
+	uint64_t master_root_pa;
+	uint64_t node_root_pa[KT_NUMA_MAX_NODES];	/* for KT_RULE_PERCPU */
+	struct kt_loc_worker *workers;
+	size_t nr_workers;
+
+	/* the current frame */
+	struct kt_loc_node nodes[KT_NUMA_MAX_NODES];
+	struct kt_loc_cpu cpus[KT_NUMA_MAX_CPUS];
+	struct kt_loc_func *funcs;
+	size_t nr_funcs, funcs_cap;
+	uint32_t *func_hash;	/* index + 1 into funcs; 0 is empty */
+	size_t func_hash_cap;
+	uint64_t samples;	/* everything the sampler delivered */
+	uint64_t idle;		/* in the idle task: nothing fetched */
+	uint64_t not_text;	/* kernel, but not executing text we know */
+	uint64_t on_worker_tables;	/* resolved through a worker's root */
+	uint64_t lost;		/* dropped by the kernel: buffers full */
+
+	struct kt_loc_cache_entry cache[KT_LOC_CACHE_SIZE];
+	uint64_t translations;	/* table walks done (cache misses) */
+};
+
+/* arch, geo, src, numa and the text ranges must be set by the caller. */
+void kt_loc_init(struct kt_locality *loc);
+void kt_loc_free(struct kt_locality *loc);
+
+/* Derive the rule and roots from a state (debugfs, or plain). */
+int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
+		    struct kt_err *err);
+
+/* Module text from a /proc/modules style file: "name size ... addr". */
+int kt_loc_load_modules(struct kt_locality *loc, const char *path,
+			struct kt_err *err);
+
+enum kt_text_class kt_loc_classify(const struct kt_locality *loc, uint64_t ip,
+				   bool *is_text);
+/* the root the sample's CPU had loaded */
+uint64_t kt_loc_root(const struct kt_locality *loc, const struct kt_sample *s);
+
+void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s);
+/* a kt_sample_fn for kt_sampler_drain */
+void kt_loc_add_fn(const struct kt_sample *s, void *loc);
+
+/*
+ * Close a frame: push each node's local share onto its history. The
+ * frame's counters stay readable until kt_loc_begin_frame().
+ */
+void kt_loc_end_frame(struct kt_locality *loc);
+/* Zero the counters, keep history; tables may have changed: drop the cache. */
+void kt_loc_begin_frame(struct kt_locality *loc);
+
+/* sums over the text classes */
+struct kt_fetches kt_fetches_total(const struct kt_fetches *by_class);
+/* local share in percent of resolved fetches, or -1 with none */
+double kt_fetches_local_pct(const struct kt_fetches *f);
+
+#endif
