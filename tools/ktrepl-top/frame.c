@@ -79,6 +79,13 @@ int top_open(struct top *top, struct kt_err *err)
 	ret = kt_numa_load(&top->numa, top->opts.sysfs_dir, err);
 	if (ret)
 		return ret;
+	/* perf access is what most often fails: say so before anything else */
+	for (i = 0; i < top->numa.nr_cpus; i++)
+		if (top->numa.cpu_node[i] >= 0)
+			cpus[nr++] = i;
+	ret = kt_sampler_open(&top->sampler, cpus, nr, top->opts.rate_hz, err);
+	if (ret)
+		return ret;
 	ret = kt_memsrc_open_kcore(&top->src, top->opts.kcore_path, err);
 	if (ret)
 		return ret;
@@ -105,10 +112,7 @@ int top_open(struct top *top, struct kt_err *err)
 	kt_loc_init(&top->loc);
 	if (!top->have_module)
 		find_master_node(top);
-	for (i = 0; i < top->numa.nr_cpus; i++)
-		if (top->numa.cpu_node[i] >= 0)
-			cpus[nr++] = i;
-	return kt_sampler_open(&top->sampler, cpus, nr, top->opts.rate_hz, err);
+	return 0;
 }
 
 void top_close(struct top *top)
