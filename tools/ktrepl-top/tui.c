@@ -315,13 +315,20 @@ int top_run_tui(struct top *top)
 	struct kt_err err;
 	int ret = 0;
 
+	SCREEN *scr;
+
 	top_install_signals();
-	if (!initscr()) {
-		kt_err_set(&err, ENOTTY, "cannot start the terminal UI (TERM=%s); use -b",
-			   getenv("TERM") ? getenv("TERM") : "");
+	/* initscr() would exit on its own; newterm() lets us say why */
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		kt_err_clear(&err);
+		kt_err_set(&err, ENOTTY,
+			   "cannot start the terminal UI for TERM=%s (no terminfo entry, or not a terminal); use -b for batch mode",
+			   getenv("TERM") ? getenv("TERM") : "(unset)");
 		top_report_error(top, &err);
 		return EXIT_TROUBLE;
 	}
+	set_term(scr);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -339,6 +346,7 @@ int top_run_tui(struct top *top)
 			break;
 	}
 	endwin();
+	delscreen(scr);
 	if (ret < 0) {
 		top_report_error(top, &err);
 		return EXIT_TROUBLE;

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# The TUI inside tmux: screens captured after keys, for the host to check.
+. /lib.sh
+mkdir -p /dev/pts
+mount -t devpts devpts /dev/pts
+export TERM=xterm HOME=/root LANG=C.UTF-8
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+echo "set -g default-terminal screen" > /root/.tmux.conf
+echo start > $D/workload
+# as in the batch test, the tool's own kernel work stays on the master node
+M=$(head -n1 $D/summary | kv master_node)
+MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
+# and so does this script's polling of the screen
+taskset -p $((1 << MC)) $$ >/dev/null
+# after ktrepl-top exits, show its status and the terminal's modes
+check "tmux starts ktrepl-top" taskset -c $MC tmux -u new-session -d -s t -x 100 -y 30 \
+	"ktrepl-top -d 0.5; echo TOP-EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo; sleep 60"
+pane() {
+	sleep ${2:-1}
+	emit "$1" tmux capture-pane -p -t t
+}
+# wait for two whole frames (startup reads kallsyms, slow under TCG)
+i=0
+while [ $i -lt 60 ] && ! tmux capture-pane -p -t t | grep -q "frame [2-9]"; do
+	sleep 0.5
+	i=$((i + 1))
+done
+pane nodes 0
+tmux send-keys -t t h
+pane help
+tmux send-keys -t t x
+tmux send-keys -t t c
+pane cpus
+tmux send-keys -t t f
+pane funcs 1.5
+tmux send-keys -t t n 4
+pane sorted
+tmux resize-window -t t -x 40 -y 6
+pane small
+tmux resize-window -t t -x 100 -y 30
+pane resized
+tmux send-keys -t t q
+pane after 2
+tmux kill-server
+echo stop > $D/workload
+check "rmmod ktrepl" rmmod ktrepl
+check_dmesg_clean
+done_testing

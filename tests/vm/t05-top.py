@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ktrepl-top in real NUMA guests: locality figures without ktrepl, with
+the workload on its nodes' tables and on the master's, bad input, the
+module leaving under it, and the TUI inside tmux."""
+import glob
+import json
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ktvm  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+tap = ktvm.Tap()
+TOOLS = [ktvm.tool("ktrepl-dump"), ktvm.tool("ktrepl-top")]
+
+
+def records(lines, tag):
+    pre = f"@@{tag}@@ "
+    return [line[len(pre):] for line in lines if line.startswith(pre)]
+
+
+def frames(lines, tag):
+    out = []
+    for r in records(lines, tag):
+        try:
+            out.append(json.loads(r))
+        except ValueError:
+            tap.diag(f"not JSON: {r[:200]}")
+    return out
+
+
+def kv(line):
+    return dict(f.split("=", 1) for f in line.split() if "=" in f)
+
+
+def nodes_of(frame):
+    return {n["node"]: n for n in frame["nodes"]}
+
+
+def pct(n, key="local_pct"):
+    return n[key] if n[key] is not None else -1
+
+
+lines = ktvm.run_guest(tap, "x86_64", "2x2",
+                       os.path.join(HERE, "guest", "top-live.sh"),
+                       tools=TOOLS, name="[top x86_64 2x2]", timeout=300)
+m = next((re.match(r"MASTER-NODE (\d+)", x) for x in lines
+          if x.startswith("MASTER-NODE")), None)
+master = int(m.group(1)) if m else None
+
+plain = frames(lines, "plain")
+tap.ok(len(plain) == 2 and all(not f["module"] and f["activation"] == "none"
+                               for f in plain),
+       f"without ktrepl: 2 frames, module=false, activation=none ({len(plain)})")
+for f in plain:
+    ns = nodes_of(f)
+    tap.ok(f["master_node"] == master,
+           f"without ktrepl, the node holding the text is found: "
+           f"{f['master_node']} (the module says {master})")
+    for nid, n in ns.items():
+        enough = n["samples"] >= 200
+        if nid == master:
+            tap.ok(enough and pct(n) >= 95,
+                   f"frame {f['frame']}: node {nid} (holds the only copy) "
+                   f"fetches {pct(n):.1f}% locally ({n['samples']} samples)")
+        else:
+            tap.ok(enough and 0 <= pct(n) <= 5,
+                   f"frame {f['frame']}: node {nid} fetches "
+                   f"{100 - pct(n):.1f}% remotely without replication "
+                   f"({n['samples']} samples)")
+
+wl = frames(lines, "workload")
+tap.ok(len(wl) == 3, f"3 JSON frames with the workload ({len(wl)})")
+for f in wl:
+    tap.ok(f["module"] and f["activation"] == "workload" and
+           f["on_node_tables"] > 0,
+           f"frame {f['frame']}: {f['on_node_tables']} samples resolved "
+           "through a node's own tables")
+    for nid, n in nodes_of(f).items():
+        tap.ok(n["samples"] >= 200 and pct(n) >= 95 and
+               pct(n["core"]) >= 95,
+               f"frame {f['frame']}: node {nid} with replication: "
+               f"{pct(n):.1f}% local, core text {pct(n['core']):.1f}% "
+               f"({n['samples']} samples)")
+tb = {t["pid"]: t for t in map(kv, records(lines, "tasks_before"))}
+ta = {t["pid"]: t for t in map(kv, records(lines, "tasks_after"))}
+tap.ok(tb and tb.keys() == ta.keys() and all(
+    t["probe"] == "1024" and
+    int(t["iterations"]) > int(tb[p]["iterations"]) for p, t in ta.items()),
+    "sampling only measures: the workers ran on and still compute "
+    "int_sqrt(2^20) = 1024", f"{tb} {ta}")
+
+ms = frames(lines, "master")
+tap.ok(len(ms) == 2, f"2 JSON frames with the workload on master tables "
+       f"({len(ms)})")
+for f in ms:
+    tap.ok(f["on_node_tables"] == 0,
+           f"frame {f['frame']}: no sample resolved through a node's tables")
+    for nid, n in nodes_of(f).items():
+        if nid == master:
+            continue
+        tap.ok(n["samples"] >= 200 and 0 <= pct(n) <= 5,
+               f"frame {f['frame']}: node {nid} on the master's tables "
+               f"fetches {100 - pct(n):.1f}% remotely")
+tm = [kv(r) for r in records(lines, "tasks_master")]
+tap.ok(tm and all(t["tables"] == "master" for t in tm),
+       "the workers report tables=master")
+
+un = frames(lines, "unload")
+tap.ok(len(un) == 4 and un[-1]["activation"] == "gone" and
+       "warning" in un[-1],
+       "with the module unloaded mid-run, frames go on and say it is gone",
+       f"{[(f['frame'], f['activation']) for f in un]}")
+
+# The TUI in tmux, inside the guest
+files = {}
+for name in ("x/xterm", "s/screen", "t/tmux"):
+    for base in ("/lib/terminfo", "/usr/share/terminfo"):
+        if os.path.exists(os.path.join(base, name)):
+            files[os.path.join("/lib/terminfo", name)] = \
+                os.path.join(base, name)
+# tmux insists on a UTF-8 locale
+for path in glob.glob("/usr/lib/locale/C.utf8/**", recursive=True):
+    if os.path.isfile(path):
+        files[path] = path
+tmux = shutil.which("tmux")
+if not tmux:
+    tap.ok(False, "tmux is installed (make deps)")
+else:
+    lines = ktvm.run_guest(tap, "x86_64", "2x2",
+                           os.path.join(HERE, "guest", "top-tui.sh"),
+                           tools=TOOLS + [tmux], files=files,
+                           name="[top-tui x86_64 2x2]", timeout=300)
+
+    def screen(tag):
+        return "\n".join(records(lines, tag))
+
+    s = screen("nodes")
+    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)",
+                      s, re.M)
+    tap.ok("ktrepl-top" in s and re.search(r"NODE\s+CPUS\s+SAMPLES", s) and
+           len(rows) == 2 and all(float(r[3]) >= 95 for r in rows),
+           "the node view shows both nodes, each >= 95% local",
+           s)
+    tap.ok("replication=workload" in s, "the header names the replication mode")
+    s = screen("help")
+    tap.ok("this help" in s and "sort by column" in s and "quit" in s,
+           "'h' shows the help screen", s)
+    s = screen("cpus")
+    tap.ok(re.search(r"CPU\s+NODE\s+SAMPLES", s) and
+           len(re.findall(r"^\s+\d+\s+\d+\s+\d+", s, re.M)) == 4,
+           "any key closes help; 'c' shows the 4 CPUs", s)
+    s = screen("funcs")
+    tap.ok("FUNCTION" in s, "'f' shows the hot remote functions", s)
+    s = screen("sorted")
+    tap.ok("view: nodes" in s and "sort: local%" in s,
+           "'n' then '4' sorts the node view by local%", s)
+    s = screen("small")
+    tap.ok("too small" in s, "a 40x6 terminal gets a notice, no crash", s)
+    s = screen("resized")
+    tap.ok(re.search(r"NODE\s+CPUS", s), "growing it back redraws the table",
+           s)
+    s = screen("after")
+    tap.ok("TOP-EXIT=0" in s, "'q' exits with status 0", s)
+    tap.ok(re.search(r"^icanon$", s, re.M) and re.search(r"^echo$", s, re.M)
+           and "NODE" not in s,
+           "the terminal is restored: canonical mode, echo, screen gone", s)
+tap.done()
