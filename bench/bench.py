@@ -8,6 +8,9 @@
    /proc/kcore (goal: at least 0.8x the raw rate).
 3. The same on a vmcore, against the raw read and against a drgn script
    doing the same compare (goal: at least 20x faster than drgn).
+4. ktrepl-top at 1 s refresh and 1 kHz per CPU: its own CPU use (goal
+   <= 1% of a CPU; busybox top at the same refresh is the peer), and the
+   workload's rate with and without sampling (goal: <= 1% slower).
 Times under TCG are emulated; only the ratios mean something.
 """
 import json
@@ -24,6 +27,7 @@ import ktvm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DUMP = ktvm.tool("ktrepl-dump")
+TOP = ktvm.tool("ktrepl-top")
 
 
 def records(lines, tag):
@@ -44,7 +48,7 @@ def boot(script, topo, dump=None):
             sys.exit(f"bench: {error}")
         return lines
     initrd = os.path.join(ktvm.BUILD, f"bench-{os.getpid()}.gz")
-    ktvm.build_initramfs("x86_64", path, initrd, tools=[DUMP])
+    ktvm.build_initramfs("x86_64", path, initrd, tools=[DUMP, TOP])
     with ktvm.Guest("x86_64", topo, initrd, timeout=900) as g:
         _, lines = g.run_to_end()
     os.unlink(initrd)
@@ -58,6 +62,40 @@ def timed(cmd):
 
 
 print("# ktrepl benchmarks (QEMU/TCG guests; compare ratios, not times)")
+only = sys.argv[1:]
+
+
+def top_bench():
+    lines = boot("top.sh", "2x2")
+    hz = os.sysconf("SC_CLK_TCK")  # the guest's USER_HZ is 100 too
+
+    def rate(w):
+        return int(w["iterations"]) / (int(w["centisec"]) / 100)
+
+    def cpu(w):
+        return 100.0 * int(w["cpu_ticks"]) / hz / (int(w["centisec"]) / 100)
+
+    base = [kv(x) for x in records(lines, "base")]
+    smp = [kv(x) for x in records(lines, "sampled")]
+    peer = [kv(x) for x in records(lines, "peer")]
+    if not base or not smp or not peer:
+        sys.exit("bench: the ktrepl-top guest gave no figures")
+    b = statistics.median(map(rate, base))
+    s_ = statistics.median(map(rate, smp))
+    p_ = statistics.median(map(rate, peer))
+    tool = statistics.median(map(cpu, smp))
+    top = statistics.median(map(cpu, peer))
+    print(f"ktrepl-top [2x2, 1 s, 1 kHz/CPU]: tool CPU {tool:.2f}% of a CPU "
+          f"(goal <= 1%); busybox top at 1 s {top:.2f}% "
+          f"({tool / top if top else float('inf'):.1f}x); workload "
+          f"{s_:.0f} vs {b:.0f} bursts/s unsampled: "
+          f"{100 * (1 - s_ / b):+.1f}% slowdown (goal <= 1%; under busybox "
+          f"top, which does not sample, {100 * (1 - p_ / b):+.1f}%)")
+
+
+if "top" in only:
+    top_bench()
+    sys.exit(0)
 for topo in ("2x2", "4x1"):
     lines = boot("load.sh", topo)
     loads = [kv(x) for x in records(lines, "load")]
@@ -122,3 +160,4 @@ print(f"vmcore verify [4x1]: {tv:.2f} s for {st['compared_bytes']} bytes; "
       f"raw rate); drgn compare {td:.2f} s ({td / tv:.1f}x slower than "
       f"ktrepl-dump, goal >= 20x; drgn compared {dj.get('compared')} bytes)")
 subprocess.run(["rm", "-rf", tmp])
+top_bench()

@@ -86,11 +86,18 @@ static int walk_one(struct kt_walk *w, uint64_t va, struct kt_mapping *m,
 	memset(m, 0, sizeof(*m));
 	for (l = 0; l < geo->levels; l++) {
 		uint64_t e;
-		int ret = read_table(w, l, table, err);
+		int ret;
 
-		if (ret)
-			return ret;
-		e = w->cached[l][index_of(geo, va, l)];
+		if (w->cached[l]) {
+			ret = read_table(w, l, table, err);
+			if (ret)
+				return ret;
+			e = w->cached[l][index_of(geo, va, l)];
+		} else if (kt_memsrc_read_phys(w->src, table + 8 * index_of(geo, va, l),
+					       &e, sizeof(e), err)) {
+			return kt_err_wrap(err, "level-%d entry in table 0x%" PRIx64,
+					   l, table);
+		}
 		m->entry[l] = e;
 		m->table_pa[l] = table;
 		m->level = l;
@@ -135,14 +142,17 @@ int kt_translate(const struct kt_arch *arch, const struct kt_pt_geometry *geo,
 		 struct kt_memsrc *src, uint64_t root_pa, uint64_t va,
 		 struct kt_mapping *m, struct kt_err *err)
 {
-	struct kt_walk w;
-	int ret;
+	/* no table caches: one VA reads one entry per level, not whole tables */
+	struct kt_walk w = {
+		.arch = arch,
+		.geo = geo,
+		.src = src,
+		.root_pa = root_pa,
+		.va = va,
+		.end = va + 1,
+	};
+	int ret = walk_one(&w, va, m, err);
 
-	ret = kt_walk_begin(&w, arch, geo, src, root_pa, va, va + 1, err);
-	if (ret)
-		return ret;
-	ret = walk_one(&w, va, m, err);
-	kt_walk_end(&w);
 	if (!ret && m->present)
 		m->pa += (va - m->va);
 	return ret;

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+# ktrepl-top's cost: its own CPU time, and the workload's rate with and
+# without sampling (1 s refresh, 1 kHz per CPU); busybox top at the same
+# refresh is the peer for CPU time.
+. /lib.sh
+insmod /lib/modules/ktrepl.ko
+echo start > $D/workload
+M=$(head -n1 $D/summary | kv master_node)
+MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
+taskset -p $((1 << MC)) $$ >/dev/null
+sleep 1
+iters() {
+	s=0
+	for i in $(kv iterations < $D/tasks); do s=$((s + i)); done
+	echo $s
+}
+uptime_cs() {
+	cut -d' ' -f1 /proc/uptime | tr -d .
+}
+cpu_ticks() {
+	set -- $(cat /proc/$1/stat)
+	echo $((${14} + ${15}))
+}
+# measure 5 s: the workload's iterations and, if given, a process's CPU
+window() {
+	i0=$(iters)
+	t0=$(uptime_cs)
+	c0=0
+	[ -n "$1" ] && c0=$(cpu_ticks $1)
+	sleep 5
+	i1=$(iters)
+	t1=$(uptime_cs)
+	c1=0
+	[ -n "$1" ] && c1=$(cpu_ticks $1)
+	echo "iterations=$((i1 - i0)) centisec=$((t1 - t0)) cpu_ticks=$((c1 - c0))"
+}
+round=0
+while [ $round -lt 3 ]; do
+	emit base window
+	taskset -c $MC ktrepl-top -b -d 1 -n 9 >/dev/null &
+	pid=$!
+	sleep 2
+	emit sampled window $pid
+	wait $pid
+	taskset -c $MC top -b -d 1 -n 9 >/dev/null &
+	pid=$!
+	sleep 2
+	emit peer window $pid
+	wait $pid
+	round=$((round + 1))
+done
+echo stop > $D/workload
+rmmod ktrepl
+done_testing
