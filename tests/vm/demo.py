@@ -12,9 +12,10 @@ import ktvm  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 DUMP = ktvm.tool("ktrepl-dump")
+TOP = ktvm.tool("ktrepl-top")
 initrd = os.path.join(ktvm.BUILD, "demo-initrd.gz")
 ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest", "demo.sh"), initrd,
-                     tools=[DUMP])
+                     tools=[DUMP, TOP])
 print("Booting a 2-node x86_64 guest (QEMU/TCG)...", flush=True)
 with ktvm.Guest("x86_64", "2x2", initrd, timeout=300) as g:
     rc, lines = g.run_to_end()

@@ -80,6 +80,11 @@ for f in wl:
            f["on_node_tables"] > 0,
            f"frame {f['frame']}: {f['on_node_tables']} samples resolved "
            "through a node's own tables")
+    cap = 1.3 * f["rate_hz"] * f["interval_s"]
+    tap.ok(all(c["samples"] <= cap for c in f["cpus"]),
+           f"frame {f['frame']}: no CPU has more samples than its rate "
+           f"allows in the interval (<= {cap:.0f}: nothing carried over)",
+           f"{[c['samples'] for c in f['cpus']]}")
     for nid, n in nodes_of(f).items():
         tap.ok(n["samples"] >= 200 and pct(n) >= 95 and
                pct(n["core"]) >= 95,

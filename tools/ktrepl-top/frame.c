@@ -112,7 +112,12 @@ int top_open(struct top *top, struct kt_err *err)
 	kt_loc_init(&top->loc);
 	if (!top->have_module)
 		find_master_node(top);
-	return 0;
+	/* what was sampled while the rest opened belongs to no frame */
+	ret = top_collect(top, err);
+	top->nr_pending = 0;
+	top->pending_lost = 0;
+	top->total_lost = 0;
+	return ret;
 }
 
 void top_close(struct top *top)

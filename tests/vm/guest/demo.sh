@@ -23,6 +23,14 @@ say "per-node kernel threads run on their node's tables"
 echo start > $D/workload
 sleep 2
 run cat $D/tasks
+M=$(head -n1 $D/summary | kv master_node)
+MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
+say "ktrepl-top: where each node's CPUs fetch kernel text from (2 frames)"
+run taskset -c $MC ktrepl-top -b -n 2 -d 1 --functions 3
+say "the same workers on the master's tables: node $R's fetches go remote"
+echo 'start master' > $D/workload
+sleep 1
+run taskset -c $MC ktrepl-top -b -n 1 -d 1 --functions 3
 echo stop > $D/workload
 say "a runtime patch (static key) reaches every replica"
 echo 1 > /proc/sys/kernel/sched_schedstats
