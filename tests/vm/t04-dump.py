@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -124,6 +125,87 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
            list(map(mapping_key, lw)),
            f"vmcore ({fmt}) walk of node {rep} equals the live walk "
            f"({len(vw)} mappings)", err)
+
+# the master's text against the vmlinux file: boot and runtime patching
+# (alternatives, retpolines, ftrace, static calls, KASLR relocations) is
+# told apart from anything else
+def elf_offset(core, pa):
+    """file offset of physical address pa in an ELF core"""
+    with open(core, "rb") as f:
+        hdr = f.read(64)
+        phoff, = struct.unpack_from("<Q", hdr, 32)
+        phentsize, phnum = struct.unpack_from("<HH", hdr, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            ph = f.read(56)
+            ptype, _, off, _, paddr, filesz = struct.unpack_from("<IIQQQQ", ph)
+            if ptype == 1 and paddr <= pa < paddr + filesz:
+                return off + pa - paddr
+    return None
+
+
+vd = {}
+for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
+    rc, out, err = run("-j", "--vmcore", core, "--vmlinux", VMLINUX, "diff",
+                       "--against-vmlinux")
+    vd[fmt] = json.loads(out) if out.startswith("{") else {}
+    k = vd[fmt].get("kinds", {})
+    tap.ok(rc == 0 and vd[fmt].get("unexplained") == 0 and not
+           vd[fmt].get("diffs"),
+           f"vmcore ({fmt}): the master's text differs from the vmlinux only "
+           "where the kernel patches or relocates it", f"rc={rc} {err} "
+           f"{out[:600]}")
+    tap.ok(all(k.get(x, 0) > 100 for x in ("kaslr", "ftrace", "return_thunk",
+                                           "alternative", "paravirt",
+                                           "static_call")),
+           f"vmcore ({fmt}): KASLR relocations, ftrace NOPs, return thunks, "
+           f"alternatives, paravirt and static calls are each recognised "
+           f"({k})")
+tap.ok(vd["ELF"].get("kinds") == vd["kdump"].get("kinds"),
+       "ELF and kdump dumps classify the same ranges")
+slide = vd["ELF"].get("kaslr_slide", 0)
+nm = subprocess.run(["nm", VMLINUX], capture_output=True, text=True).stdout
+isqrt = next((int(x.split()[0], 16) for x in nm.splitlines()
+              if x.endswith(" int_sqrt")), 0) + slide
+summ0 = next((kv(x) for x in records(lines, "summary")
+              if x.startswith("abi=")), {})
+master = summ0.get("master_node", "0")
+rc, out, err = run("-j", "--vmcore", elf_core, "walk", "--node", master,
+                   "--va", hex(isqrt))
+walk = json.loads(out) if out.startswith("{") else {}
+pa = next((int(m["pa"], 16) for m in walk.get("mappings", [])
+           if m.get("present")), None)
+off = elf_offset(elf_core, pa) if pa is not None else None
+tap.ok(off is not None, f"int_sqrt of the master is found in the dump "
+       f"(pa {pa}, file offset {off})", f"{rc} {out[:300]} {err}")
+if off is not None:
+    # one byte inside int_sqrt's ftrace site, one in its plain code
+    bad = os.path.join(tmp, "master-flipped.elf")
+    shutil.copy(elf_core, bad)
+    with open(bad, "r+b") as f:
+        for delta in (1, 0x10):
+            f.seek(off + delta)
+            b = f.read(1)
+            f.seek(off + delta)
+            f.write(bytes([b[0] ^ 0xff]))
+    rc, out, err = run("-j", "--vmcore", bad, "--vmlinux", VMLINUX, "diff",
+                       "--against-vmlinux")
+    bd = json.loads(out) if out.startswith("{") else {}
+    got = sorted((int(d["va"], 16) - isqrt, d["sym"], d["kind"])
+                 for d in bd.get("diffs", []))
+    tap.ok(rc == 1 and bd.get("unexplained") == 2 and got == [
+        (0, "int_sqrt+0x0", "unknown"), (0x10, "int_sqrt+0x10", "unknown")],
+           "bytes changed in the master's own text are the unexplained "
+           "ranges, exit 1: int_sqrt+0x10, and int_sqrt's ftrace site, whose "
+           "bytes are no NOP or call", f"rc={rc} {got} {err}")
+    os.unlink(bad)
+rc, out, err = run("--vmcore", elf_core, "diff", "--against-vmlinux")
+tap.ok(rc == 2 and "needs --vmlinux" in err,
+       "diff --against-vmlinux without --vmlinux: exit 2 and says so", err)
+rc, out, err = run("--vmcore", elf_core, "--vmlinux", "/bin/ls", "diff",
+                   "--against-vmlinux")
+tap.ok(rc == 2 and "does not match the dump" in err,
+       "diff --against-vmlinux with another build's file: exit 2", err)
 
 # symbols from a System.map (made from the vmlinux, as a distro ships it)
 smap = os.path.join(tmp, "System.map")

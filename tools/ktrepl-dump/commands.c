@@ -69,6 +69,36 @@ static int print_diff(const struct kt_diff *d, void *arg)
 	return 0;
 }
 
+/*
+ * diff --against-vmlinux [--all]: the master's text against the file.
+ * Exit 1 only for ranges that nothing the kernel does explains.
+ */
+static int diff_against_vmlinux(struct dump_target *dt, bool all)
+{
+	struct diff_print dp = { .st = &dt->st };
+	struct kt_vdiff_stats stats;
+	struct kt_vmlinux v;
+	struct kt_err err;
+	int ret;
+
+	kt_err_clear(&err);
+	if (!dump.vmlinux_path)
+		return dump_usage_error("diff --against-vmlinux needs --vmlinux FILE (the kernel's -dbg vmlinux)");
+	ret = dump_check_vmlinux(dt, &err);
+	if (!ret)
+		ret = kt_vmlinux_open(&v, dump.vmlinux_path, &err);
+	if (ret)
+		return dump_fail(&err);
+	kt_report_diff_begin(&dump.out);
+	ret = kt_diff_vmlinux_run(&dt->t, &v, all, print_diff, &dp, &stats,
+				  &err);
+	kt_report_vdiff_end(&dump.out, &stats);
+	kt_vmlinux_close(&v);
+	if (ret)
+		return dump_fail(&err);
+	return stats.unexplained ? EXIT_DIVERGED : EXIT_CLEAN;
+}
+
 int do_diff(int argc, char **argv)
 {
 	struct kt_diff_opts opts;
@@ -78,9 +108,30 @@ int do_diff(int argc, char **argv)
 	struct kt_err err;
 	int ret;
 
+	bool against = false, all = false;
+	int i, n = 0;
+
+	/* the file comparison's own flags; the rest are the filters */
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--against-vmlinux"))
+			against = true;
+		else if (!strcmp(argv[i], "--all"))
+			all = true;
+		else
+			argv[n++] = argv[i];
+	}
+	argc = n;
+	if (all && !against)
+		return dump_usage_error("diff: --all goes with --against-vmlinux");
+	if (against && argc)
+		return dump_usage_error("diff --against-vmlinux compares the master's text; it takes no --node or --region");
 	ret = dump_target_open(&dt);
 	if (ret)
 		return ret;
+	if (against) {
+		ret = diff_against_vmlinux(&dt, all);
+		goto out;
+	}
 	ret = parse_filters(argc, argv, "diff", &dt, &opts.node, &opts.region,
 			    NULL, NULL);
 	if (ret)

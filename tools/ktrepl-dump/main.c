@@ -16,7 +16,8 @@ static int do_help(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "summary", do_summary, "summary                         nodes, regions, roots, counters" },
-	{ "diff", do_diff, "diff [--node N] [--region R]    replica bytes that differ from the master" },
+	{ "diff", do_diff, "diff [--node N] [--region R]    replica bytes that differ from the master\n"
+			   "  diff --against-vmlinux [--all]    the master's text against --vmlinux" },
 	{ "walk", do_walk, "walk [--node N] [--region R] [--va ADDR]\n"
 			   "                                  each node's mappings of the replicated ranges" },
 	{ "verify", do_verify, "verify [--tap]                  the health check (also --verify)" },

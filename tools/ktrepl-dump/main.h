@@ -54,6 +54,8 @@ int dump_open_memsrc(struct kt_memsrc **src);
 /* 0, or an exit code after reporting the error */
 int dump_target_open(struct dump_target *dt);
 void dump_target_close(struct dump_target *dt);
+/* --vmlinux against the kernel's build id (VMCOREINFO), when both exist */
+int dump_check_vmlinux(struct dump_target *dt, struct kt_err *err);
 /* Report err through the JSON-aware writer and return EXIT_TROUBLE. */
 int dump_fail(const struct kt_err *err);
 int dump_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

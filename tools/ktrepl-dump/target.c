@@ -101,7 +101,7 @@ static struct kt_symtab *lazy_symbols(struct kt_target *t)
 }
 
 /* A vmlinux from another build would name every address wrongly. */
-static int check_vmlinux_matches(struct dump_target *dt, struct kt_err *err)
+int dump_check_vmlinux(struct dump_target *dt, struct kt_err *err)
 {
 	char dump_id[128], file_id[128];
 
@@ -145,7 +145,7 @@ static int open_offline(struct dump_target *dt)
 	ret = dump_open_memsrc(&dt->src);
 	if (ret)
 		return ret;
-	ret = check_vmlinux_matches(dt, &err);
+	ret = dump_check_vmlinux(dt, &err);
 	if (!ret)
 		ret = kt_state_find_descriptor(dt->src, &pa, &err);
 	if (!ret)

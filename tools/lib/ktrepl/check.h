@@ -10,6 +10,7 @@
 #include "pgtable.h"
 #include "state.h"
 #include "symbols.h"
+#include "vmlinux_text.h"
 
 /* What every check needs: the state, memory, paging and symbols. */
 struct kt_target {
@@ -47,6 +48,7 @@ struct kt_diff {
 	uint8_t after[KT_DIFF_CONTEXT];		/* master bytes after */
 	char sym[160];
 	const char *kind;	/* ftrace, jump_label, kprobe, ... unknown */
+	bool vs_file;	/* master: memory, replica: the vmlinux file */
 };
 
 struct kt_diff_opts {
@@ -63,6 +65,29 @@ typedef int (*kt_diff_fn)(const struct kt_diff *d, void *arg);
 int kt_diff_run(struct kt_target *t, const struct kt_diff_opts *opts,
 		kt_diff_fn fn, void *arg, uint64_t *compared,
 		struct kt_err *err);
+
+#define KT_VDIFF_MAX_KINDS 24
+
+struct kt_vdiff_stats {
+	uint64_t compared;
+	int64_t slide;		/* KASLR: runtime minus link address */
+	uint64_t unexplained;	/* ranges no patch site or relocation explains */
+	struct {
+		const char *name;
+		uint64_t ranges;
+	} kinds[KT_VDIFF_MAX_KINDS];
+	size_t nr_kinds;
+};
+
+/*
+ * Compare the master's text with the vmlinux file's. Each differing
+ * range is classified by the file's patch-site tables, as a KASLR
+ * relocation, or by its bytes; fn gets the unexplained ones (all of them
+ * with all). In the kt_diff, master holds memory and replica the file.
+ */
+int kt_diff_vmlinux_run(struct kt_target *t, const struct kt_vmlinux *v,
+			bool all, kt_diff_fn fn, void *arg,
+			struct kt_vdiff_stats *stats, struct kt_err *err);
 
 /* Patch-site kind from the bytes on both sides, or "unknown". */
 const char *kt_classify(const char *arch, const uint8_t *master,

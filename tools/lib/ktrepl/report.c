@@ -121,6 +121,11 @@ static void diff_fields(struct json_writer *jw, const struct kt_state *st,
 	jsonw_uint_field(jw, "len", d->len);
 	jsonw_string_field(jw, "sym", d->sym);
 	jsonw_string_field(jw, "kind", d->kind);
+	if (d->vs_file) {
+		json_hex_bytes(jw, "memory", d->master, show);
+		json_hex_bytes(jw, "vmlinux", d->replica, show);
+		return;
+	}
 	jsonw_hex_field(jw, "master_pa", d->master_pa);
 	jsonw_hex_field(jw, "replica_pa", d->replica_pa);
 	json_hex_bytes(jw, "master", d->master, show);
@@ -142,13 +147,14 @@ void kt_report_diff(struct kt_out *out, const struct kt_state *st,
 	fprintf(fp, "node %d %s 0x%" PRIx64 " len %" PRIu64 " %s [%s]\n",
 		d->node, st->regions[d->region].name, d->va, d->len, d->sym,
 		d->kind);
-	fprintf(fp, "  master:  ");
+	fprintf(fp, d->vs_file ? "  memory:  " : "  master:  ");
 	hex(fp, d->before, KT_DIFF_CONTEXT);
 	fprintf(fp, " [");
 	hex(fp, d->master, show);
 	fprintf(fp, "%s] ", show < d->len ? "..." : "");
 	hex(fp, d->after, KT_DIFF_CONTEXT);
-	fprintf(fp, "\n  replica: %*s [", KT_DIFF_CONTEXT * 2, "");
+	fprintf(fp, "\n  %s %*s [", d->vs_file ? "vmlinux:" : "replica:",
+		KT_DIFF_CONTEXT * 2, "");
 	hex(fp, d->replica, show);
 	fprintf(fp, "%s]\n", show < d->len ? "..." : "");
 }
@@ -165,6 +171,34 @@ void kt_report_diff_end(struct kt_out *out, unsigned int ranges,
 	}
 	fprintf(out->fp, "%u differing range%s in %" PRIu64 " bytes compared\n",
 		ranges, ranges == 1 ? "" : "s", compared);
+}
+
+void kt_report_vdiff_end(struct kt_out *out, const struct kt_vdiff_stats *s)
+{
+	size_t i;
+
+	if (out->jw) {
+		jsonw_end_array(out->jw);
+		jsonw_uint_field(out->jw, "compared_bytes", s->compared);
+		jsonw_int_field(out->jw, "kaslr_slide", s->slide);
+		jsonw_uint_field(out->jw, "unexplained", s->unexplained);
+		jsonw_name(out->jw, "kinds");
+		jsonw_start_object(out->jw);
+		for (i = 0; i < s->nr_kinds; i++)
+			jsonw_uint_field(out->jw, s->kinds[i].name,
+					 s->kinds[i].ranges);
+		jsonw_end_object(out->jw);
+		jsonw_end_object(out->jw);
+		return;
+	}
+	fprintf(out->fp, "%" PRIu64 " bytes of text compared with the vmlinux (KASLR slide %+" PRId64 "); differing ranges by kind:",
+		s->compared, s->slide);
+	for (i = 0; i < s->nr_kinds; i++)
+		fprintf(out->fp, " %s=%" PRIu64, s->kinds[i].name,
+			s->kinds[i].ranges);
+	fprintf(out->fp, "\n%" PRIu64 " range%s explained by no patch site or relocation%s\n",
+		s->unexplained, s->unexplained == 1 ? "" : "s",
+		s->unexplained ? ": not the kernel's doing" : "");
 }
 
 void kt_report_verify_begin(struct kt_out *out, bool tap)

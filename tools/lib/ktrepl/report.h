@@ -15,6 +15,8 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st);
 void kt_report_diff_begin(struct kt_out *out);
 void kt_report_diff(struct kt_out *out, const struct kt_state *st,
 		    const struct kt_diff *d);
+/* after kt_diff_vmlinux_run: per-kind counts and the unexplained */
+void kt_report_vdiff_end(struct kt_out *out, const struct kt_vdiff_stats *s);
 void kt_report_diff_end(struct kt_out *out, unsigned int ranges,
 			uint64_t compared);
 

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A vmlinux's text, its patch-site tables and its KASLR relocations. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+#include "vmlinux_text.h"
+
+const char *const kt_site_names[KT_SITE_NR] = {
+	[KT_SITE_ALTERNATIVE] = "alternative",
+	[KT_SITE_RETPOLINE] = "retpoline",
+	[KT_SITE_RETURN_THUNK] = "return_thunk",
+	[KT_SITE_PARAVIRT] = "paravirt",
+	[KT_SITE_FTRACE] = "ftrace",
+	[KT_SITE_JUMP_LABEL] = "jump_label",
+	[KT_SITE_STATIC_CALL] = "static_call",
+	[KT_SITE_LOCK_PREFIX] = "lock_prefix",
+};
+
+/* entry sizes of the tables as Linux 6.1 lays them out (x86_64) */
+#define ALT_INSTR_SIZE 12	/* s32 instr, s32 repl, u16 cpuid, u8, u8 */
+#define PARAVIRT_SITE_SIZE 16	/* u8 *instr, u8 type, u8 len */
+#define JUMP_ENTRY_SIZE 16	/* s32 code, s32 target, long key */
+#define STATIC_CALL_SITE_SIZE 8	/* s32 addr, s32 key */
+
+#define R_X86_64_64 1
+#define R_X86_64_PC32 2
+#define R_X86_64_32 10
+#define R_X86_64_32S 11
+
+int kt_vmlinux_read(const struct kt_vmlinux *v, uint64_t va, void *buf,
+		    size_t len, struct kt_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_secs; i++) {
+		const struct kt_vmlinux_section *s = &v->secs[i];
+
+		if (va < s->addr || va + len > s->addr + s->size)
+			continue;
+		if (pread(v->fd, buf, len, (off_t)(s->offset + (va - s->addr))) !=
+		    (ssize_t)len)
+			return kt_err_set(err, EIO, "%s: short read at 0x%" PRIx64,
+					  v->path, va);
+		return 0;
+	}
+	return kt_err_set(err, ENOENT, "%s: no section holds 0x%" PRIx64 "+%zu",
+			  v->path, va, len);
+}
+
+static int add_site(struct kt_vmlinux *v, uint64_t va, uint32_t len,
+		    enum kt_site_kind kind, struct kt_err *err)
+{
+	if (va < v->stext || va >= v->etext || !len)
+		return 0;	/* init text and friends: freed by now */
+	if (v->nr_sites == v->sites_cap) {
+		size_t n = v->sites_cap ? v->sites_cap * 2 : 4096;
+		struct kt_site *grown = realloc(v->sites, n * sizeof(*grown));
+
+		if (!grown)
+			return kt_err_set(err, ENOMEM, "out of memory");
+		v->sites = grown;
+		v->sites_cap = n;
+	}
+	v->sites[v->nr_sites++] = (struct kt_site){ va, len, kind };
+	v->site_counts[kind]++;
+	return 0;
+}
+
+struct table {
+	uint64_t start;
+	uint64_t end;
+};
+
+/* a table's bytes, from a section or a __start_/__stop_ symbol pair */
+static uint8_t *read_table(struct kt_vmlinux *v, const struct table *t,
+			   size_t entry, size_t *n, struct kt_err *err)
+{
+	uint8_t *buf;
+
+	*n = 0;
+	if (!t->start || t->end <= t->start)
+		return NULL;
+	if ((t->end - t->start) % entry) {
+		kt_err_set(err, EPROTO,
+			   "%s: a table at 0x%" PRIx64 " is not made of %zu-byte entries; not a Linux 6.1 x86_64 vmlinux?",
+			   v->path, t->start, entry);
+		return NULL;
+	}
+	buf = malloc(t->end - t->start);
+	if (!buf) {
+		kt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (kt_vmlinux_read(v, t->start, buf, t->end - t->start, err)) {
+		free(buf);
+		return NULL;
+	}
+	*n = (t->end - t->start) / entry;
+	return buf;
+}
+
+static int32_t s32_at(const uint8_t *p)
+{
+	int32_t x;
+
+	memcpy(&x, p, 4);
+	return x;
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	return x;
+}
+
+/* how long the jump, call or NOP at va is in the file */
+static uint32_t insn_len(struct kt_vmlinux *v, uint64_t va)
+{
+	uint8_t b[2];
+	struct kt_err err;
+
+	if (kt_vmlinux_read(v, va, b, 2, &err))
+		return 5;
+	if (b[0] == 0xeb || (b[0] == 0x66 && b[1] == 0x90))
+		return 2;
+	if (b[0] == 0x0f && (b[1] & 0xf0) == 0x80)
+		return 6;	/* jcc rel32 */
+	return 5;
+}
+
+enum table_id {
+	T_ALT, T_RETPOLINE, T_RETURN, T_PARAVIRT, T_LOCKS, T_MCOUNT, T_JUMP,
+	T_STATIC_CALL, T_NR,
+};
+
+static int load_sites(struct kt_vmlinux *v, const struct table *tables,
+		      struct kt_err *err)
+{
+	size_t n, i;
+	uint8_t *b;
+	int ret = 0;
+
+	b = read_table(v, &tables[T_ALT], ALT_INSTR_SIZE, &n, err);
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t at = tables[T_ALT].start + i * ALT_INSTR_SIZE;
+
+		ret = add_site(v, at + s32_at(b + i * ALT_INSTR_SIZE),
+			       b[i * ALT_INSTR_SIZE + 10], KT_SITE_ALTERNATIVE,
+			       err);
+	}
+	free(b);
+	b = read_table(v, &tables[T_PARAVIRT], PARAVIRT_SITE_SIZE, &n, err);
+	for (i = 0; i < n && !ret; i++)
+		ret = add_site(v, u64_at(b + i * PARAVIRT_SITE_SIZE),
+			       b[i * PARAVIRT_SITE_SIZE + 9], KT_SITE_PARAVIRT,
+			       err);
+	free(b);
+	b = read_table(v, &tables[T_MCOUNT], 8, &n, err);
+	for (i = 0; i < n && !ret; i++)
+		ret = add_site(v, u64_at(b + i * 8), 5, KT_SITE_FTRACE, err);
+	free(b);
+	b = read_table(v, &tables[T_JUMP], JUMP_ENTRY_SIZE, &n, err);
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t code = tables[T_JUMP].start + i * JUMP_ENTRY_SIZE +
+				s32_at(b + i * JUMP_ENTRY_SIZE);
+
+		ret = add_site(v, code, insn_len(v, code), KT_SITE_JUMP_LABEL,
+			       err);
+	}
+	free(b);
+	b = read_table(v, &tables[T_STATIC_CALL], STATIC_CALL_SITE_SIZE, &n,
+		       err);
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t at = tables[T_STATIC_CALL].start + i * STATIC_CALL_SITE_SIZE;
+
+		/* (the flags are in the low bits of the key, not here) */
+		ret = add_site(v, at + s32_at(b + i * STATIC_CALL_SITE_SIZE), 5,
+			       KT_SITE_STATIC_CALL, err);
+	}
+	free(b);
+	/* tables of plain s32 self-relative offsets */
+	{
+		static const struct {
+			enum table_id id;
+			enum kt_site_kind kind;
+		} rel[] = { { T_RETPOLINE, KT_SITE_RETPOLINE },
+			    { T_RETURN, KT_SITE_RETURN_THUNK },
+			    { T_LOCKS, KT_SITE_LOCK_PREFIX } };
+		size_t r;
+
+		for (r = 0; r < sizeof(rel) / sizeof(rel[0]) && !ret; r++) {
+			b = read_table(v, &tables[rel[r].id], 4, &n, err);
+			for (i = 0; i < n && !ret; i++) {
+				uint64_t site = tables[rel[r].id].start + i * 4 +
+						s32_at(b + i * 4);
+
+				ret = add_site(v, site,
+					       rel[r].kind == KT_SITE_LOCK_PREFIX ?
+						       1 : insn_len(v, site),
+					       rel[r].kind, err);
+			}
+			free(b);
+		}
+	}
+	return ret ? ret : (err->code ? -err->code : 0);
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct kt_site *x = a, *y = b;
+
+	return x->va < y->va ? -1 : x->va > y->va;
+}
+
+static int cmp_reloc(const void *a, const void *b)
+{
+	const struct kt_reloc *x = a, *y = b;
+
+	return x->va < y->va ? -1 : x->va > y->va;
+}
+
+static int load_relocs(struct kt_vmlinux *v, Elf_Scn *scn,
+		       const GElf_Shdr *shdr, size_t *cap, struct kt_err *err)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, i;
+
+	if (!data)
+		return 0;
+	n = shdr->sh_size / (shdr->sh_entsize ? shdr->sh_entsize : 24);
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		uint8_t size;
+		int8_t sign;
+
+		if (!gelf_getrela(data, (int)i, &r))
+			break;
+		switch (GELF_R_TYPE(r.r_info)) {
+		case R_X86_64_64:
+			size = 8;
+			sign = 1;
+			break;
+		case R_X86_64_32:
+		case R_X86_64_32S:
+			size = 4;
+			sign = 1;
+			break;
+		case R_X86_64_PC32:
+			size = 4;	/* shifted the other way for per-CPU data */
+			sign = -1;
+			break;
+		default:
+			continue;
+		}
+		if (r.r_offset < v->stext || r.r_offset >= v->etext)
+			continue;
+		if (v->nr_relocs == *cap) {
+			size_t c = *cap ? *cap * 2 : 65536;
+			struct kt_reloc *grown = realloc(v->relocs, c * sizeof(*grown));
+
+			if (!grown)
+				return kt_err_set(err, ENOMEM, "out of memory");
+			v->relocs = grown;
+			*cap = c;
+		}
+		v->relocs[v->nr_relocs++] = (struct kt_reloc){ r.r_offset, size,
+							       sign };
+	}
+	return 0;
+}
+
+static void note_symbol(const char *name, uint64_t value, struct table *t,
+			struct kt_vmlinux *v)
+{
+	static const struct {
+		const char *start, *stop;
+		enum table_id id;
+	} pairs[] = {
+		{ "__start_mcount_loc", "__stop_mcount_loc", T_MCOUNT },
+		{ "__start___jump_table", "__stop___jump_table", T_JUMP },
+		{ "__start_static_call_sites", "__stop_static_call_sites",
+		  T_STATIC_CALL },
+	};
+	size_t i;
+
+	if (!strcmp(name, "_stext"))
+		v->stext = value;
+	else if (!strcmp(name, "_etext"))
+		v->etext = value;
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		if (!strcmp(name, pairs[i].start))
+			t[pairs[i].id].start = value;
+		else if (!strcmp(name, pairs[i].stop))
+			t[pairs[i].id].end = value;
+	}
+}
+
+static int scan_symbols(struct kt_vmlinux *v, struct table *t,
+			struct kt_err *err)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(v->elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t n, i;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		n = data && shdr.sh_entsize ? shdr.sh_size / shdr.sh_entsize : 0;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			name = elf_strptr(v->elf, shdr.sh_link, sym.st_name);
+			if (name)
+				note_symbol(name, sym.st_value, t, v);
+		}
+		/*
+		 * Once the text bounds are known: static call trampolines, and
+		 * the calls in ftrace's own trampolines that it points at the
+		 * current tracer.
+		 */
+		for (i = 0; i < n && v->etext; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int ret = 0;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			name = elf_strptr(v->elf, shdr.sh_link, sym.st_name);
+			if (!name)
+				continue;
+			if (!strncmp(name, "__SCT__", 7))
+				ret = add_site(v, sym.st_value,
+					       sym.st_size ? sym.st_size : 8,
+					       KT_SITE_STATIC_CALL, err);
+			else if (!strcmp(name, "ftrace_call") ||
+				 !strcmp(name, "ftrace_regs_call") ||
+				 !strcmp(name, "ftrace_graph_call"))
+				ret = add_site(v, sym.st_value, 5, KT_SITE_FTRACE,
+					       err);
+			if (ret)
+				return ret;
+		}
+	}
+	if (!v->stext || v->etext <= v->stext)
+		return kt_err_set(err, ENOENT,
+				  "%s: no _stext/_etext in its symbol table (stripped?)",
+				  v->path);
+	return 0;
+}
+
+int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
+		    struct kt_err *err)
+{
+	struct table tables[T_NR] = { 0 };
+	size_t reloc_cap = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr ehdr;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	v->path = path;
+	/* the table readers report through err alone */
+	kt_err_clear(err);
+	ret = kt_elf_open(path, &v->fd, &v->elf, err);
+	if (ret)
+		return ret;
+	if (!v->elf || !gelf_getehdr(v->elf, &ehdr) || ehdr.e_type != ET_EXEC) {
+		kt_vmlinux_close(v);
+		return kt_err_set(err, EINVAL, "%s: not a vmlinux (ELF executable)",
+				  path);
+	}
+	if (ehdr.e_machine != EM_X86_64) {
+		kt_vmlinux_close(v);
+		return kt_err_set(err, ENOTSUP,
+				  "%s: comparing text with the file is implemented for x86_64 only",
+				  path);
+	}
+	elf_getshdrstrndx(v->elf, &shstrndx);
+	v->secs = calloc(ehdr.e_shnum ? ehdr.e_shnum : 1, sizeof(*v->secs));
+	if (!v->secs) {
+		kt_vmlinux_close(v);
+		return kt_err_set(err, ENOMEM, "out of memory");
+	}
+	while ((scn = elf_nextscn(v->elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(v->elf, shstrndx, shdr.sh_name);
+		if (shdr.sh_type == SHT_PROGBITS && (shdr.sh_flags & SHF_ALLOC))
+			v->secs[v->nr_secs++] = (struct kt_vmlinux_section){
+				shdr.sh_addr, shdr.sh_size, shdr.sh_offset
+			};
+		if (!name)
+			continue;
+		if (!strcmp(name, ".altinstructions"))
+			tables[T_ALT] = (struct table){ shdr.sh_addr,
+							shdr.sh_addr + shdr.sh_size };
+		else if (!strcmp(name, ".retpoline_sites"))
+			tables[T_RETPOLINE] = (struct table){
+				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
+		else if (!strcmp(name, ".return_sites"))
+			tables[T_RETURN] = (struct table){
+				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
+		else if (!strcmp(name, ".parainstructions"))
+			tables[T_PARAVIRT] = (struct table){
+				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
+		else if (!strcmp(name, ".smp_locks"))
+			tables[T_LOCKS] = (struct table){
+				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
+	}
+	ret = scan_symbols(v, tables, err);
+	scn = NULL;
+	while (!ret && (scn = elf_nextscn(v->elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_RELA)
+			continue;
+		name = elf_strptr(v->elf, shstrndx, shdr.sh_name);
+		if (name && !strcmp(name, ".rela.text"))
+			ret = load_relocs(v, scn, &shdr, &reloc_cap, err);
+	}
+	if (!ret && !v->nr_relocs)
+		ret = kt_err_set(err, ENOENT,
+				 "%s: no .rela.text: KASLR relocations cannot be told from changes (use the -dbg vmlinux, built with --emit-relocs)",
+				 path);
+	if (!ret)
+		ret = load_sites(v, tables, err);
+	if (ret) {
+		kt_vmlinux_close(v);
+		return ret;
+	}
+	qsort(v->sites, v->nr_sites, sizeof(*v->sites), cmp_site);
+	qsort(v->relocs, v->nr_relocs, sizeof(*v->relocs), cmp_reloc);
+	return 0;
+}
+
+void kt_vmlinux_close(struct kt_vmlinux *v)
+{
+	if (v->fd > 0 || v->elf)
+		kt_elf_close(v->fd, v->elf);
+	free(v->secs);
+	free(v->sites);
+	free(v->relocs);
+	v->elf = NULL;
+	v->fd = -1;
+	v->secs = NULL;
+	v->sites = NULL;
+	v->relocs = NULL;
+}
+
+const struct kt_site *kt_vmlinux_site(const struct kt_vmlinux *v, uint64_t va)
+{
+	size_t lo = 0, hi = v->nr_sites;
+	const struct kt_site *best = NULL;
+
+	/* the last site starting at or before va; sites are short */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v->sites[mid].va <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0) {
+		const struct kt_site *s = &v->sites[--lo];
+
+		if (va - s->va >= 64)
+			break;
+		if (va < s->va + s->len && (!best || s->len > best->len))
+			best = s;
+	}
+	return best;
+}
+
+static const struct kt_reloc *first_reloc(const struct kt_vmlinux *v,
+					  uint64_t va)
+{
+	size_t lo = 0, hi = v->nr_relocs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v->relocs[mid].va < va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->nr_relocs ? &v->relocs[lo] : NULL;
+}
+
+bool kt_vmlinux_relocated(const struct kt_vmlinux *v, uint64_t base,
+			  const uint8_t *mem, const uint8_t *file,
+			  uint64_t buflen, uint64_t va, uint64_t len,
+			  int64_t slide)
+{
+	uint64_t at;
+
+	for (at = va; at < va + len; at++) {
+		const struct kt_reloc *r;
+		bool ok = false;
+
+		if (mem[at - base] == file[at - base])
+			continue;
+		/* a field covering at starts at most 7 bytes before it */
+		for (r = first_reloc(v, at >= 7 ? at - 7 : 0);
+		     r && r < v->relocs + v->nr_relocs && r->va <= at; r++) {
+			uint64_t fv = 0, mv = 0, want;
+
+			if (at >= r->va + r->size || r->va < base ||
+			    r->va + r->size > base + buflen)
+				continue;
+			memcpy(&fv, file + (r->va - base), r->size);
+			memcpy(&mv, mem + (r->va - base), r->size);
+			want = fv + (uint64_t)(r->sign * slide);
+			if (r->size == 4)
+				want &= 0xffffffffULL;
+			if (mv == want) {
+				ok = true;
+				break;
+			}
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Is mem a state the kernel itself puts a site of this kind in? A site
+ * only excuses bytes that look like its own patching.
+ */
+bool kt_site_bytes_valid(const struct kt_site *site, const uint8_t *mem)
+{
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	/* static_call's "return 0": cs cs cs xor %eax,%eax */
+	static const uint8_t xor5rax[] = { 0x2e, 0x2e, 0x2e, 0x31, 0xc0 };
+	bool nop = site->len == 5 && !memcmp(mem, nop5, 5);
+	bool rel32 = mem[0] == 0xe8 || mem[0] == 0xe9;
+
+	switch (site->kind) {
+	case KT_SITE_FTRACE:
+		return site->len != 5 || nop || rel32;
+	case KT_SITE_JUMP_LABEL:
+		if (site->len == 2)
+			return (mem[0] == 0x66 && mem[1] == 0x90) || mem[0] == 0xeb;
+		return nop || mem[0] == 0xe9;
+	case KT_SITE_STATIC_CALL:
+		/* sites: call, jmp, NOP or ret; trampolines are longer */
+		return site->len != 5 || nop || rel32 || mem[0] == 0xc3 ||
+		       !memcmp(mem, xor5rax, 5);
+	case KT_SITE_RETURN_THUNK:
+		return mem[0] == 0xc3 || mem[0] == 0xe9 ||
+		       (mem[0] == 0x0f && (mem[1] & 0xf0) == 0x80);
+	case KT_SITE_LOCK_PREFIX:
+		return mem[0] == 0xf0 || mem[0] == 0x3e;
+	default:
+		/* alternatives, retpolines, paravirt: any replacement */
+		return true;
+	}
+}
