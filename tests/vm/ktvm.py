@@ -345,14 +345,18 @@ class Guest:
         return self.wait_for(r"Kernel panic - not syncing")
 
     def dump(self, path, fmt="elf"):
-        """dump-guest-memory; fmt 'elf' or 'kdump-zlib' (made non-flat)."""
-        target = path if fmt == "elf" else path + ".flat"
+        """dump-guest-memory; fmt 'elf', 'kdump-zlib' (made non-flat with
+        makedumpfile -R), or 'kdump-zlib-flat' (QEMU's flattened output
+        as it is)."""
+        flat = fmt.endswith("-flat")
+        qfmt = fmt[:-len("-flat")] if flat else fmt
+        target = path if fmt == "elf" or flat else path + ".flat"
         self.qmp(("stop", {}),
                  ("dump-guest-memory", {"paging": False,
                                         "protocol": f"file:{target}",
                                         **({} if fmt == "elf" else
-                                           {"format": fmt})}))
-        if fmt != "elf":
+                                           {"format": qfmt})}))
+        if fmt != "elf" and not flat:
             with open(target, "rb") as src:
                 r = subprocess.run(["makedumpfile", "-R", path], stdin=src,
                                    stdout=subprocess.PIPE,

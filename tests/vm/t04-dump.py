@@ -42,8 +42,10 @@ def mapping_key(m):
 tmp = tempfile.mkdtemp(prefix="ktrepl-t04-", dir=ktvm.BUILD)
 elf_core = os.path.join(tmp, "vmcore.elf")
 kdump_core = os.path.join(tmp, "vmcore.kdump")
+flat_core = os.path.join(tmp, "vmcore.flat")
 lines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-live.sh"),
-                               [(elf_core, "elf"), (kdump_core, "kdump-zlib")],
+                               [(elf_core, "elf"), (kdump_core, "kdump-zlib"),
+                                (flat_core, "kdump-zlib-flat")],
                                tools=[DUMP], timeout=400)
 if error:
     tap.ok(False, "guest reached the dump point",
@@ -101,7 +103,8 @@ tap.ok(any(x.startswith("not ok 1 - bytes (5 violations)") for x in taplines)
        "--tap reports the bytes check failing and the rest passing")
 
 # the vmcore gives the same answers as the live kernel
-for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
+for fmt, core in (("ELF", elf_core), ("kdump", kdump_core),
+                  ("flattened kdump, read natively", flat_core)):
     rc, out, err = run("-j", "--vmcore", core, "--vmlinux", VMLINUX,
                        "verify")
     ok = rc == 1
@@ -329,6 +332,9 @@ with open(os.path.join(fake, "abi"), "w") as f:
 trunc = os.path.join(tmp, "truncated.elf")
 with open(elf_core, "rb") as src, open(trunc, "wb") as dst:
     dst.write(src.read(os.path.getsize(elf_core) // 8))
+trunc_flat = os.path.join(tmp, "truncated.flat")
+with open(flat_core, "rb") as src, open(trunc_flat, "wb") as dst:
+    dst.write(src.read(os.path.getsize(flat_core) // 2))
 notcore = os.path.join(tmp, "not-a-core")
 with open(notcore, "w") as f:
     f.write("hello\n")
@@ -346,6 +352,8 @@ cases = [
      re.escape(notcore) + r": not a vmcore"),
     ("a truncated vmcore", ["--vmcore", trunc, "verify"],
      re.escape(trunc) + r": truncated vmcore: segment"),
+    ("a truncated flattened vmcore", ["--vmcore", trunc_flat, "verify"],
+     re.escape(trunc_flat) + r": truncated flattened vmcore"),
     ("a vmlinux from another build",
      ["--vmcore", elf_core, "--vmlinux", "/bin/ls", "verify"],
      r"/bin/ls does not match the dump: build id"),

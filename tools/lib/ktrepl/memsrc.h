@@ -53,7 +53,10 @@ int kt_memsrc_open_raw(struct kt_memsrc **out, const char *path,
 /* /proc/kcore (or a copy): physical reads through its KCORE_RAM segments. */
 int kt_memsrc_open_kcore(struct kt_memsrc **out, const char *path,
 			 struct kt_err *err);
-/* A vmcore in any format libkdumpfile reads (ELF, kdump-compressed). */
+/*
+ * A vmcore in any format libkdumpfile reads (ELF, kdump-compressed), or
+ * makedumpfile's flattened format, rebuilt first in $TMPDIR.
+ */
 int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 			  struct kt_err *err);
 

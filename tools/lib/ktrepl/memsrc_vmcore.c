@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flattened.h"
 #include "memsrc.h"
 
 struct vmcore {
@@ -184,6 +185,8 @@ static int vmcore_check_elf_complete(int fd, const char *path,
 int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 			  struct kt_err *err)
 {
+	const char *probe_path = path;
+	char real_path[64];
 	struct vmcore *vc;
 	kdump_status st;
 	int ret;
@@ -196,6 +199,20 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 		ret = kt_err_set(err, errno, "%s: %s", path, strerror(errno));
 		free(vc);
 		return ret;
+	}
+	if (kt_is_flattened(vc->fd)) {
+		int real;
+
+		ret = kt_unflatten(vc->fd, path, &real, err);
+		close(vc->fd);
+		if (ret) {
+			free(vc);
+			return ret;
+		}
+		vc->fd = real;
+		/* the rebuilt file has no name: reach it through our fd */
+		snprintf(real_path, sizeof(real_path), "/proc/self/fd/%d", real);
+		probe_path = real_path;
 	}
 	ret = vmcore_check_elf_complete(vc->fd, path, err);
 	if (ret) {
@@ -215,7 +232,7 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 				 kdump_get_err(vc->ctx));
 		goto fail;
 	}
-	vmcore_fix_arch(vc->ctx, path);
+	vmcore_fix_arch(vc->ctx, probe_path);
 	kdump_set_string_attr(vc->ctx, KDUMP_ATTR_OSTYPE, "linux");
 	kdump_clear_err(vc->ctx);
 	*out = kt_memsrc_new(&vmcore_ops, vc, path);
