@@ -49,6 +49,16 @@ top_fails "perf_event_paranoid" su nobody -s /bin/sh -c \
 	"KTREPL_NO_ROOT_CHECK=1 ktrepl-top -b -n 1"
 
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+# ktrepl-dump with kcore unreadable: a copy of the state it can read,
+# and the real /proc/kcore, which only root may open
+mkdir -p /tmp/dbgcopy
+for f in abi summary replicas pgds tasks; do cat $D/$f > /tmp/dbgcopy/$f; done
+chmod -R a+rX /tmp/dbgcopy
+top_fails "/proc/kcore: Permission denied (reading kcore needs root)" \
+	su nobody -s /bin/sh -c \
+	"KTREPL_NO_ROOT_CHECK=1 ktrepl-dump --debugfs /tmp/dbgcopy verify"
+top_fails "/proc/version: not an ELF core file" \
+	ktrepl-dump --kcore /proc/version verify
 M=$(head -n1 $D/summary | kv master_node)
 MC=$(first_cpu $M)
 echo "MASTER-NODE $M"
