@@ -897,9 +897,15 @@ static int workload_fn(void *arg)
 		return -ENOMEM;
 	if (workload_mode == KTREPL_WORKLOAD_NODE && mem->mm)
 		mm = mem->mm;
-	preempt_notifier_init(&n->preempt, &worker_preempt_ops);
-	preempt_notifier_register(&n->preempt);
-	kthread_use_mm(mm);
+	/*
+	 * Where tables cannot be switched (arm64: TTBR1 is global), there is
+	 * no mm to run on: the worker stays a plain kernel thread.
+	 */
+	if (mm) {
+		preempt_notifier_init(&n->preempt, &worker_preempt_ops);
+		preempt_notifier_register(&n->preempt);
+		kthread_use_mm(mm);
+	}
 	n->worker_needs_flush = true;
 	WRITE_ONCE(n->worker_since, local_clock());
 	while (!kthread_should_stop()) {
@@ -920,13 +926,15 @@ static int workload_fn(void *arg)
 		preempt_enable();
 		cond_resched();
 	}
-	kthread_unuse_mm(mm);
-	/* leave this CPU's lazy mm on the master's tables, not the node's */
-	if (mm != master_mm) {
-		kthread_use_mm(master_mm);
-		kthread_unuse_mm(master_mm);
+	if (mm) {
+		kthread_unuse_mm(mm);
+		/* leave this CPU's lazy mm on the master's tables */
+		if (mm != master_mm) {
+			kthread_use_mm(master_mm);
+			kthread_unuse_mm(master_mm);
+		}
+		preempt_notifier_unregister(&n->preempt);
 	}
-	preempt_notifier_unregister(&n->preempt);
 	kfree(buf);
 	return acc == 1;	/* keeps the loop from being optimised away */
 }

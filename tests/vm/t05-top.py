@@ -121,6 +121,40 @@ tap.ok(len(un) == 4 and un[-1]["activation"] == "gone" and
        "with the module unloaded mid-run, frames go on and say it is gone",
        f"{[(f['frame'], f['activation']) for f in un]}")
 
+# arm64: paging from VMCOREINFO without the module; with it, replication
+# is inactive there and every CPU fetches the master's text
+lines = ktvm.run_guest(tap, "arm64", "2x2",
+                       os.path.join(HERE, "guest", "top-arm64.sh"),
+                       tools=ktvm.arm64_tools(), name="[top arm64 2x2]",
+                       timeout=400)
+m = next((re.match(r"MASTER-NODE (\d+)", x) for x in lines
+          if x.startswith("MASTER-NODE")), None)
+amaster = int(m.group(1)) if m else None
+ap = frames(lines, "plain")
+tap.ok(len(ap) == 1 and ap[0].get("module") is False and
+       ap[0]["master_node"] == amaster and all(
+           n["samples"] > 0 and n["unresolved"] == 0
+           for n in ap[0]["nodes"]),
+       "arm64 without ktrepl: every sample resolves through swapper_pg_dir "
+       f"and the text is found on node {amaster}", f"{ap}")
+for f in ap:
+    for nid, n in nodes_of(f).items() if "nodes" in f else ():
+        want = (pct(n) >= 95) if nid == amaster else (0 <= pct(n) <= 5)
+        tap.ok(n["samples"] >= 50 and want,
+               f"arm64 without ktrepl: node {nid} fetches {pct(n):.1f}% "
+               f"locally ({n['samples']} samples)")
+ai = frames(lines, "inactive")
+tap.ok(len(ai) == 2 and all(f.get("activation") == "inactive" and
+                            f.get("on_node_tables") == 0 for f in ai),
+       "arm64 with ktrepl: replication inactive, no sample on a node's "
+       "tables", f"{ai}")
+for f in ai:
+    for nid, n in nodes_of(f).items() if "nodes" in f else ():
+        if nid != amaster:
+            tap.ok(n["samples"] >= 50 and 0 <= pct(n) <= 5,
+                   f"arm64, replication inactive: node {nid}'s worker "
+                   f"fetches {100 - pct(n):.1f}% remotely")
+
 # The TUI in tmux, inside the guest
 files = {}
 for name in ("x/xterm", "s/screen", "t/tmux"):

@@ -134,13 +134,56 @@ static int probe_event(int cpu, unsigned int rate_hz, bool *cycles,
 	return open_error(cpu, first_code, err);
 }
 
+static int open_rings(struct kt_sampler *s, const int *cpus, int nr,
+		      const struct perf_event_attr *attr, struct kt_err *err)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		struct cpu_ring *r = &s->rings[i];
+		size_t len = (1 + RING_DATA_PAGES) * s->page_size;
+
+		r->cpu = cpus[i];
+		r->fd = perf_event_open((struct perf_event_attr *)attr, cpus[i]);
+		if (r->fd < 0)
+			return open_error(cpus[i], errno, err);
+		s->nr = i + 1;
+		r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       r->fd, 0);
+		if (r->base == MAP_FAILED) {
+			r->base = NULL;
+			return kt_err_set(err, errno,
+					  "mmap of CPU %d's perf buffer: %s (see /proc/sys/kernel/perf_event_mlock_kb)",
+					  cpus[i], strerror(errno));
+		}
+		r->data_size = RING_DATA_PAGES * s->page_size;
+	}
+	return 0;
+}
+
+static void close_rings(struct kt_sampler *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (s->rings[i].base)
+			munmap(s->rings[i].base,
+			       (1 + RING_DATA_PAGES) * s->page_size);
+		if (s->rings[i].fd >= 0)
+			close(s->rings[i].fd);
+		s->rings[i].base = NULL;
+		s->rings[i].fd = -1;
+	}
+	s->nr = 0;
+}
+
 int kt_sampler_open(struct kt_sampler **out, const int *cpus, int nr,
 		    unsigned int rate_hz, struct kt_err *err)
 {
 	struct perf_event_attr attr;
 	struct kt_sampler *s;
 	bool cycles = false, exclude_idle = false;
-	int i, ret;
+	int ret;
 
 	*out = NULL;
 	if (nr <= 0)
@@ -159,36 +202,27 @@ int kt_sampler_open(struct kt_sampler **out, const int *cpus, int nr,
 		free(s);
 		return kt_err_set(err, ENOMEM, "out of memory");
 	}
-	s->event = cycles ? "cycles" : "cpu-clock";
 	s->page_size = sysconf(_SC_PAGESIZE);
 	fill_attr(&attr, cycles, rate_hz, exclude_idle);
-	for (i = 0; i < nr; i++) {
-		struct cpu_ring *r = &s->rings[i];
-		size_t len = (1 + RING_DATA_PAGES) * s->page_size;
-
-		r->cpu = cpus[i];
-		r->fd = perf_event_open(&attr, cpus[i]);
-		if (r->fd < 0) {
-			ret = open_error(cpus[i], errno, err);
-			goto fail;
-		}
-		s->nr = i + 1;
-		r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       r->fd, 0);
-		if (r->base == MAP_FAILED) {
-			r->base = NULL;
-			ret = kt_err_set(err, errno,
-					 "mmap of CPU %d's perf buffer: %s (see /proc/sys/kernel/perf_event_mlock_kb)",
-					 cpus[i], strerror(errno));
-			goto fail;
-		}
-		r->data_size = RING_DATA_PAGES * s->page_size;
+	ret = open_rings(s, cpus, nr, &attr, err);
+	/*
+	 * A PMU can run out of counters on some CPU (an emulated one, or one
+	 * another profiler holds): every CPU then uses cpu-clock alike.
+	 */
+	if (ret && cycles && err->code != EACCES && err->code != EPERM) {
+		close_rings(s);
+		kt_err_clear(err);
+		cycles = false;
+		fill_attr(&attr, false, rate_hz, exclude_idle);
+		ret = open_rings(s, cpus, nr, &attr, err);
 	}
+	if (ret) {
+		kt_sampler_close(s);
+		return ret;
+	}
+	s->event = cycles ? "cycles" : "cpu-clock";
 	*out = s;
 	return 0;
-fail:
-	kt_sampler_close(s);
-	return ret;
 }
 
 const char *kt_sampler_event(const struct kt_sampler *s)
@@ -260,17 +294,9 @@ int kt_sampler_drain(struct kt_sampler *s, kt_sample_fn fn, void *arg,
 
 void kt_sampler_close(struct kt_sampler *s)
 {
-	int i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nr; i++) {
-		if (s->rings[i].base)
-			munmap(s->rings[i].base,
-			       (1 + RING_DATA_PAGES) * s->page_size);
-		if (s->rings[i].fd >= 0)
-			close(s->rings[i].fd);
-	}
+	close_rings(s);
 	free(s->rings);
 	free(s);
 }
