@@ -197,6 +197,29 @@ static int panic_addresses(ulong *addrs, int max)
  * Every address the panic task was executing or returning to is checked
  * against the ranges where that node's replica differs from the master.
  */
+/* the master's unexplained changes against crash's own vmlinux */
+static void master_vs_file(struct session *s, struct panic_diffs *pd)
+{
+	struct kt_vdiff_stats stats;
+	struct kt_vmlinux v;
+	struct kt_err err;
+
+	kt_err_clear(&err);
+	if (kt_vmlinux_open(&v, pc->namelist, &err)) {
+		fprintf(fp, "(the master's text is not compared with %s: %s)\n",
+			pc->namelist, err.msg);
+		return;
+	}
+	if (kt_diff_vmlinux_run(&s->t, &v, false, collect_diff, pd, &stats,
+				&err))
+		error(INFO, "ktrepl: %s\n", err.msg);
+	else
+		fprintf(fp, "master text vs %s: %" PRIu64 " changed range%s that no patch site or relocation explains\n",
+			pc->namelist, stats.unexplained,
+			stats.unexplained == 1 ? "" : "s");
+	kt_vmlinux_close(&v);
+}
+
 static void panic_analysis(struct session *s)
 {
 	struct kt_diff_opts opts = { .region = -1 };
@@ -237,6 +260,11 @@ static void panic_analysis(struct session *s)
 		free(pd.d);
 		return;
 	}
+	/*
+	 * A change to the master reaches every replica that is copied from
+	 * it, and no replica diff shows it: the file does.
+	 */
+	master_vs_file(s, &pd);
 	for (i = 0; i < n; i++) {
 		char sym[160];
 
@@ -328,12 +356,13 @@ static void cmd_ktrepl(void)
 	struct kt_err err;
 
 	optind = 0;
-	while ((c = getopt(argcnt, args, "vdpct:n:")) != EOF) {
+	while ((c = getopt(argcnt, args, "vdpcft:n:")) != EOF) {
 		switch (c) {
 		case 'v':
 		case 'd':
 		case 'p':
 		case 'c':
+		case 'f':
 			mode = c;
 			break;
 		case 't':
@@ -386,6 +415,22 @@ static void cmd_ktrepl(void)
 	case 'c':
 		cpu_roots(&s);
 		break;
+	case 'f': {
+		struct kt_vdiff_stats stats;
+		struct kt_vmlinux v;
+
+		if (kt_vmlinux_open(&v, pc->namelist, &err)) {
+			error(INFO, "ktrepl: %s\n", err.msg);
+			break;
+		}
+		if (kt_diff_vmlinux_run(&s.t, &v, false, print_diff, &s, &stats,
+					&err))
+			error(INFO, "ktrepl: %s\n", err.msg);
+		else
+			kt_report_vdiff_end(&s.out, &stats);
+		kt_vmlinux_close(&v);
+		break;
+	}
 	case 't': {
 		const struct kt_node_state *n;
 		struct kt_mapping m;
@@ -411,7 +456,7 @@ static void cmd_ktrepl(void)
 static char *help_ktrepl[] = {
 	"ktrepl",
 	"NUMA kernel text replication: replicas, node tables, divergence",
-	"[-v | -p | -c | -d [-n node] | -t address [-n node]]",
+	"[-v | -p | -c | -f | -d [-n node] | -t address [-n node]]",
 	"  Reads the ktrepl descriptor that ktrepl.ko left in the dump and",
 	"  shows the replication state. Without options: nodes, master node,",
 	"  regions, per-node top-level tables, overhead and patch counters.",
@@ -425,7 +470,12 @@ static char *help_ktrepl[] = {
 	"        (vtop only walks swapper_pg_dir).",
 	"    -p  panic analysis: the panic task's CPU and node, and for its PC",
 	"        and each return address on its stack, whether it falls in a",
-	"        range where that node's replica differs from the master.",
+	"        range where that node's replica differs from the master, or",
+	"        where the master's text differs from the vmlinux in a way no",
+	"        patch site or KASLR relocation explains.",
+	"    -f  the master's text against crash's vmlinux: the changes no boot",
+	"        or runtime patch site and no KASLR relocation explains (x86_64,",
+	"        a vmlinux with .rela.text such as Debian's -dbg one).",
 	"    -c  the top-level table each CPU had loaded at the time of the dump",
 	"        (from QEMU's CPU notes), against the one its node should use.",
 	"    -n  restrict -d or -t to one node.",

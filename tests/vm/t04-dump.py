@@ -271,11 +271,12 @@ m = re.search(rf"node {rep} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa (0x[0-9a-f]+)",
 tap.ok(m is not None and int(m.group(1), 16) == int(wpa, 16),
        f"crash> ktrepl -t vfs_read -n {rep} agrees with ktrepl-dump walk "
        f"--va ({m.group(1) if m else '-'} vs {wpa})", out[-2000:])
-tap.ok("SYNOPSIS" in out and "ktrepl [-v | -p | -c | -d" in out and "EXAMPLE" in out,
+tap.ok("SYNOPSIS" in out and "ktrepl [-v | -p | -c | -f | -d" in out and
+       "EXAMPLE" in out,
        "help ktrepl renders NAME, SYNOPSIS, DESCRIPTION and EXAMPLE")
-tap.ok("Usage:" in out and "ktrepl [-v | -p | -c | -d" in out,
+tap.ok("Usage:" in out and "ktrepl [-v | -p | -c | -f | -d" in out,
        "a bad option prints the usage")
-pout = crash(panic_core, "ktrepl -v", "ktrepl -p", "ktrepl -c")
+pout = crash(panic_core, "ktrepl -v", "ktrepl -p", "ktrepl -c", "ktrepl -f")
 tap.ok(f"bytes: node {prep} " in pout and "int_sqrt+0x" in pout,
        "crash> ktrepl -v on the panic dump names int_sqrt on the "
        "panicking node", pout[-2000:])
@@ -286,6 +287,13 @@ tap.ok(re.search(rf"panic task \d+ \(ktrepl_work/{prep}\) on cpu \d+, "
 tap.ok(re.search(r"int_sqrt\+0x0 +IN A DIVERGED RANGE: int_sqrt\+0x1", pout)
        is not None and "a replica divergence is the likely cause" in pout,
        "crash> ktrepl -p says the PC is in the diverged range, with bytes",
+       pout[-2500:])
+
+tap.ok(re.search(r"master text vs \S+: 0 changed ranges", pout) and
+       re.search(r"^0 ranges explained by no patch site or relocation$",
+                 pout, re.M),
+       "crash> ktrepl -p and -f: the master's own text differs from crash's "
+       "vmlinux only where the kernel patches or relocates it",
        pout[-2500:])
 
 cpu_lines = re.findall(r"^(\d+) +(\d+) +(0x[0-9a-f]+) +(0x[0-9a-f]+) +(.*)$",
