@@ -31,10 +31,17 @@ pane help
 tmux send-keys -t t x
 tmux send-keys -t t c
 pane cpus
+tmux send-keys -t t Down
+pane scrolled
+tmux send-keys -t t Up
 tmux send-keys -t t f
 pane funcs 1.5
 tmux send-keys -t t n 4
 pane sorted
+tmux send-keys -t t d
+sleep 0.5
+tmux send-keys -t t 2 Enter
+pane delay
 tmux resize-window -t t -x 40 -y 6
 pane small
 tmux resize-window -t t -x 100 -y 30
