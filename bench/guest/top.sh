@@ -34,18 +34,28 @@ window() {
 	[ -n "$1" ] && c1=$(cpu_ticks $1)
 	echo "iterations=$((i1 - i0)) centisec=$((t1 - t0)) cpu_ticks=$((c1 - c0))"
 }
+# steady state only: startup (reading kallsyms) is not the cost per second
+started() {
+	i=0
+	while [ $i -lt 100 ] && ! grep -q "$2" $1 2>/dev/null; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
 round=0
 while [ $round -lt 3 ]; do
 	emit base window
-	taskset -c $MC ktrepl-top -b -d 1 -n 9 >/dev/null &
+	taskset -c $MC ktrepl-top -b -d 1 -n 30 >/tmp/top.out &
 	pid=$!
-	sleep 2
+	started /tmp/top.out "frame 2"
 	emit sampled window $pid
+	kill $pid
 	wait $pid
-	taskset -c $MC top -b -d 1 -n 9 >/dev/null &
+	taskset -c $MC top -b -d 1 -n 30 >/tmp/peer.out &
 	pid=$!
 	sleep 2
 	emit peer window $pid
+	kill $pid
 	wait $pid
 	round=$((round + 1))
 done
