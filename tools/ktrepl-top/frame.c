@@ -164,6 +164,30 @@ int top_collect(struct top *top, struct kt_err *err)
 }
 
 /*
+ * ktrepl.ko loaded (or loaded again) while we run: from now on its
+ * workers resolve through their tables. Same kernel, same paging.
+ */
+static void attach_module(struct top *top)
+{
+	struct kt_state st;
+	struct kt_err err;
+	char path[1100];
+
+	snprintf(path, sizeof(path), "%s/abi", top->opts.debugfs_dir);
+	if (access(path, R_OK))
+		return;
+	kt_err_clear(&err);
+	if (kt_state_load_debugfs(&st, top->opts.debugfs_dir, &err)) {
+		snprintf(top->refresh_error, sizeof(top->refresh_error), "%s",
+			 err.msg);
+		return;
+	}
+	kt_state_free(&top->st);
+	top->st = st;
+	top->have_module = true;
+}
+
+/*
  * Workers listed now, plus those of the previous refresh: a worker that
  * stopped during the frame ran on its tables until then.
  */
@@ -229,7 +253,14 @@ int top_end_frame(struct top *top, struct kt_err *err)
 				 "%s", rerr.msg);
 			top->st.nr_tasks = 0;
 			strcpy(top->st.activation, "gone");
+			top->have_module = false;
 		}
+	} else {
+		attach_module(top);
+		if (!top->have_module && !strcmp(top->st.activation, "gone") &&
+		    !top->refresh_error[0])
+			snprintf(top->refresh_error, sizeof(top->refresh_error),
+				 "ktrepl.ko was unloaded: every CPU is on the master's tables");
 	}
 	ret = refresh_workers(top, err);
 	if (ret)

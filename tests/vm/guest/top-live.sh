@@ -48,7 +48,17 @@ top_fails "perf_event_paranoid" su nobody -s /bin/sh -c "ktrepl-top -b -n 1"
 top_fails "perf_event_paranoid" su nobody -s /bin/sh -c \
 	"KTREPL_NO_ROOT_CHECK=1 ktrepl-top -b -n 1"
 
+# ktrepl.ko arrives while ktrepl-top runs: it starts resolving through
+# the workers' tables without a restart
+ktrepl-top -j -n 6 -d 0.5 >/tmp/attach.json 2>/tmp/attach.err &
+pid=$!
+sleep 1
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+echo start > $D/workload
+wait $pid
+check "ktrepl-top that saw the module arrive exits 0" [ $? = 0 ]
+echo stop > $D/workload
+emit attach cat /tmp/attach.json
 # ktrepl-dump with kcore unreadable: a copy of the state it can read,
 # and the real /proc/kcore, which only root may open
 mkdir -p /tmp/dbgcopy
