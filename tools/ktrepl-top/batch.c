@@ -238,7 +238,13 @@ int top_wait_frame(struct top *top, int (*on_tick)(struct top *, void *),
 		   void *arg, struct kt_err *err)
 {
 	uint64_t start = now_ns(), end = start + (uint64_t)(top->opts.delay * 1e9);
+	long drain_ms = 4000L * 1000 / top->opts.rate_hz;
 	int ret;
+
+	if (drain_ms > 1000)
+		drain_ms = 1000;
+	if (drain_ms < 5)
+		drain_ms = 5;
 
 	for (;;) {
 		uint64_t now = now_ns();
@@ -247,9 +253,13 @@ int top_wait_frame(struct top *top, int (*on_tick)(struct top *, void *),
 		if (now >= end || stop_requested)
 			break;
 		ms = (end - now) / 1000000;
-		/* drain often enough that no buffer fills at any rate */
-		if (ms > 200)
-			ms = 200;
+		/*
+		 * Drain when a CPU's buffer is at most half full (its 64 pages
+		 * hold about 8000 samples), and no more often than that: each
+		 * wakeup is the tool's own cost.
+		 */
+		if (ms > drain_ms)
+			ms = drain_ms;
 		if (on_tick) {
 			ret = on_tick(top, arg);
 			if (ret)
