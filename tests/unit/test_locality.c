@@ -16,6 +16,7 @@
 #include "memsrc.h"
 #include "numa.h"
 #include "state.h"
+#include "rawimg.h"
 #include "tap.h"
 
 #define IMG_SIZE (8u << 20)
@@ -60,16 +61,7 @@ static void build_tables(uint64_t root, uint64_t text_pa)
 
 static struct kt_memsrc *open_img(char *path)
 {
-	struct kt_memsrc *src = NULL;
-	struct kt_err err;
-	int fd = mkstemp(path);
-
-	if (fd < 0 || write(fd, img, IMG_SIZE) != IMG_SIZE)
-		return NULL;
-	close(fd);
-	if (kt_memsrc_open_raw(&src, path, 0, &err))
-		return NULL;
-	return src;
+	return open_raw_image(img, IMG_SIZE, path);
 }
 
 static struct kt_numa two_nodes(void)

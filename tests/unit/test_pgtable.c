@@ -12,6 +12,7 @@
 #include "check.h"
 #include "memsrc.h"
 #include "pgtable.h"
+#include "rawimg.h"
 #include "tap.h"
 
 #define IMG_SIZE (8u << 20)
@@ -25,16 +26,7 @@ static void put(uint64_t pa, uint64_t v)
 
 static struct kt_memsrc *open_img(char *path)
 {
-	struct kt_memsrc *src = NULL;
-	struct kt_err err;
-	int fd = mkstemp(path);
-
-	if (fd < 0 || write(fd, img, IMG_SIZE) != IMG_SIZE)
-		return NULL;
-	close(fd);
-	if (kt_memsrc_open_raw(&src, path, 0, &err))
-		return NULL;
-	return src;
+	return open_raw_image(img, IMG_SIZE, path);
 }
 
 static unsigned int idx(uint64_t va, unsigned int shift, unsigned int bits)

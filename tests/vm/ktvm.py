@@ -16,6 +16,7 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
@@ -459,6 +460,23 @@ def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
                 return list(g.lines), str(e)
     finally:
         os.unlink(initrd)
+
+
+def elf_phys_offset(path, pa):
+    """File offset of physical address pa in an ELF core, from its
+    program headers read by hand (independent of the tools under test);
+    None when no PT_LOAD holds it."""
+    with open(path, "rb") as f:
+        ehdr = f.read(64)
+        phoff, = struct.unpack_from("<Q", ehdr, 32)
+        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            (p_type, _flags, p_offset, _vaddr, p_paddr, p_filesz,
+             _memsz, _align) = struct.unpack("<IIQQQQQQ", f.read(56))
+            if p_type == 1 and p_paddr <= pa < p_paddr + p_filesz:
+                return p_offset + pa - p_paddr
+    return None
 
 
 def tool(name):

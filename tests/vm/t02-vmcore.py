@@ -5,7 +5,6 @@ our memory-source code reads the same page the guest read live."""
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -15,19 +14,13 @@ import ktvm  # noqa: E402
 
 
 def elf_read_phys(path, pa, length):
-    """Independent oracle: walk the ELF program headers by hand."""
+    """Independent oracle: the ELF program headers read by hand."""
+    off = ktvm.elf_phys_offset(path, pa)
+    if off is None:
+        return None
     with open(path, "rb") as f:
-        ehdr = f.read(64)
-        phoff, = struct.unpack_from("<Q", ehdr, 32)
-        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            (p_type, _flags, p_offset, _vaddr, p_paddr, p_filesz,
-             _memsz, _align) = struct.unpack("<IIQQQQQQ", f.read(56))
-            if p_type == 1 and p_paddr <= pa < p_paddr + p_filesz:
-                f.seek(p_offset + pa - p_paddr)
-                return f.read(length)
-    return None
+        f.seek(off)
+        return f.read(length)
 
 
 tap = ktvm.Tap()

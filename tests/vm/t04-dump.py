@@ -6,7 +6,6 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -132,23 +131,9 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core),
 # the master's text against the vmlinux file: boot and runtime patching
 # (alternatives, retpolines, ftrace, static calls, KASLR relocations) is
 # told apart from anything else
-def elf_offset(core, pa):
-    """file offset of physical address pa in an ELF core"""
-    with open(core, "rb") as f:
-        hdr = f.read(64)
-        phoff, = struct.unpack_from("<Q", hdr, 32)
-        phentsize, phnum = struct.unpack_from("<HH", hdr, 54)
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            ph = f.read(56)
-            ptype, _, off, _, paddr, filesz = struct.unpack_from("<IIQQQQ", ph)
-            if ptype == 1 and paddr <= pa < paddr + filesz:
-                return off + pa - paddr
-    return None
-
-
 vd = {}
-for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
+for fmt, core in (("ELF", elf_core), ("kdump", kdump_core),
+                  ("flattened", flat_core)):
     rc, out, err = run("-j", "--vmcore", core, "--vmlinux", VMLINUX, "diff",
                        "--against-vmlinux")
     vd[fmt] = json.loads(out) if out.startswith("{") else {}
@@ -164,8 +149,9 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core)):
            f"vmcore ({fmt}): KASLR relocations, ftrace NOPs, return thunks, "
            f"alternatives, paravirt and static calls are each recognised "
            f"({k})")
-tap.ok(vd["ELF"].get("kinds") == vd["kdump"].get("kinds"),
-       "ELF and kdump dumps classify the same ranges")
+tap.ok(vd["ELF"].get("kinds") == vd["kdump"].get("kinds") ==
+       vd["flattened"].get("kinds"),
+       "ELF, kdump and flattened dumps classify the same ranges")
 slide = vd["ELF"].get("kaslr_slide", 0)
 nm = subprocess.run(["nm", VMLINUX], capture_output=True, text=True).stdout
 isqrt = next((int(x.split()[0], 16) for x in nm.splitlines()
@@ -178,7 +164,7 @@ rc, out, err = run("-j", "--vmcore", elf_core, "walk", "--node", master,
 walk = json.loads(out) if out.startswith("{") else {}
 pa = next((int(m["pa"], 16) for m in walk.get("mappings", [])
            if m.get("present")), None)
-off = elf_offset(elf_core, pa) if pa is not None else None
+off = ktvm.elf_phys_offset(elf_core, pa) if pa is not None else None
 tap.ok(off is not None, f"int_sqrt of the master is found in the dump "
        f"(pa {pa}, file offset {off})", f"{rc} {out[:300]} {err}")
 if off is not None:

@@ -121,8 +121,8 @@ static uint64_t master_pa_of(struct kt_target *t, uint64_t va)
 	return e ? e->pa + (va - e->va) : 0;
 }
 
-static int read_master(struct kt_target *t, uint64_t va, void *buf,
-		       uint64_t len, struct kt_err *err)
+int kt_read_master(struct kt_target *t, uint64_t va, void *buf,
+		   uint64_t len, struct kt_err *err)
 {
 	const struct kt_extent_state *e;
 
@@ -144,7 +144,7 @@ static uint64_t x86_insn_start(struct diff_run *dr, const struct kt_diff *d,
 	uint8_t m[4], r[4];
 	unsigned int k;
 
-	if (d->len > 4 || read_master(dr->t, at - 4, m, 4, err) ||
+	if (d->len > 4 || kt_read_master(dr->t, at - 4, m, 4, err) ||
 	    kt_memsrc_read_phys(dr->t->src, d->replica_pa - 4, r, 4, err)) {
 		kt_err_clear(err);
 		return at;
@@ -174,12 +174,12 @@ static int flush_range(struct diff_run *dr, struct kt_err *err)
 	d->va = at;
 	show = d->len < KT_DIFF_SHOW ? d->len : KT_DIFF_SHOW;
 	/* re-read the exact bytes: the range may span two blocks */
-	if (read_master(dr->t, d->va, d->master, show, err) ||
+	if (kt_read_master(dr->t, d->va, d->master, show, err) ||
 	    kt_memsrc_read_phys(dr->t->src, d->replica_pa, d->replica, show,
 				err) ||
-	    read_master(dr->t, d->va - KT_DIFF_CONTEXT, d->before,
+	    kt_read_master(dr->t, d->va - KT_DIFF_CONTEXT, d->before,
 			KT_DIFF_CONTEXT, err) ||
-	    read_master(dr->t, d->va + d->len, d->after, KT_DIFF_CONTEXT, err)) {
+	    kt_read_master(dr->t, d->va + d->len, d->after, KT_DIFF_CONTEXT, err)) {
 		/* context at a region edge may not be replicated: leave it */
 		kt_err_clear(err);
 	}
@@ -334,7 +334,7 @@ int kt_diff_run(struct kt_target *t, const struct kt_diff_opts *opts,
 				ret = len;
 				break;
 			}
-			ret = read_master(t, va, dr.mbuf, (uint64_t)len, err);
+			ret = kt_read_master(t, va, dr.mbuf, (uint64_t)len, err);
 			for (i = 0; i < t->st->nr_nodes && !ret; i++) {
 				const struct kt_node_state *n = &t->st->nodes[i];
 				const struct kt_extent_state *e;

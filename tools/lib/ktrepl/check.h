@@ -31,6 +31,10 @@ int kt_target_init(struct kt_target *t, struct kt_state *st,
 		   struct kt_memsrc *src, struct kt_symtab *syms,
 		   struct kt_err *err);
 
+/* bytes of the master's text or rodata at va, through its extents */
+int kt_read_master(struct kt_target *t, uint64_t va, void *buf,
+		   uint64_t len, struct kt_err *err);
+
 #define KT_DIFF_SHOW 32
 #define KT_DIFF_CONTEXT 8
 

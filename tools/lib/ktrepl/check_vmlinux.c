@@ -31,20 +31,6 @@ struct vdiff_run {
 	const struct kt_site *site;
 };
 
-static int read_text(struct kt_target *t, uint64_t va, void *buf,
-		     uint64_t len, struct kt_err *err)
-{
-	const struct kt_extent_state *e;
-
-	e = kt_state_extent(t->st, t->st->master_node, va);
-	if (!e || va + len > e->va + e->size)
-		return kt_err_set(err, ENOENT,
-				  "master mapping of 0x%" PRIx64 "+%" PRIu64 " is unknown",
-				  va, len);
-	return kt_memsrc_read_phys(t->src, e->pa + (va - e->va), buf, len,
-				   err);
-}
-
 static void count(struct kt_vdiff_stats *s, const char *kind)
 {
 	size_t i;
@@ -79,13 +65,13 @@ static int flush(struct vdiff_run *vr, struct kt_err *err)
 	show = len < KT_DIFF_SHOW ? len : KT_DIFF_SHOW;
 	base = d.va - VDIFF_MARGIN;
 	span = show + 2 * VDIFF_MARGIN;
-	if (read_text(vr->t, base, mem, span, err) ||
+	if (kt_read_master(vr->t, base, mem, span, err) ||
 	    kt_vmlinux_read(vr->v, base - vr->slide, file, span, err)) {
 		/* at a region edge: without the margins */
 		kt_err_clear(err);
 		memset(mem, 0, sizeof(mem));
 		memset(file, 0, sizeof(file));
-		if (read_text(vr->t, d.va, mem + VDIFF_MARGIN, show, err) ||
+		if (kt_read_master(vr->t, d.va, mem + VDIFF_MARGIN, show, err) ||
 		    kt_vmlinux_read(vr->v, d.va - vr->slide, file + VDIFF_MARGIN,
 				    show, err))
 			return kt_err_wrap(err, "0x%" PRIx64, d.va);
@@ -189,7 +175,7 @@ int kt_diff_vmlinux_run(struct kt_target *t, const struct kt_vmlinux *v,
 		}
 		if (e->va + e->size - va < len)
 			len = e->va + e->size - va;
-		ret = read_text(t, va, mbuf, len, err);
+		ret = kt_read_master(t, va, mbuf, len, err);
 		if (!ret)
 			ret = kt_vmlinux_read(v, va - vr.slide, fbuf, len, err);
 		for (i = 0; i < len && !ret; i++)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_TEST_RAWIMG_H
+#define KTREPL_TEST_RAWIMG_H
+
+/* Synthetic physical memory for the unit tests, behind the raw backend. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "memsrc.h"
+
+/* Write size bytes of img to a temporary file (path: a mkstemp template). */
+static inline struct kt_memsrc *open_raw_image(const void *img, size_t size,
+					       char *path)
+{
+	struct kt_memsrc *src = NULL;
+	struct kt_err err;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return NULL;
+	if (write(fd, img, size) != (ssize_t)size) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	if (kt_memsrc_open_raw(&src, path, 0, &err))
+		return NULL;
+	return src;
+}
+
+#endif
