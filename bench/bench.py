@@ -85,12 +85,31 @@ def top_bench():
     p_ = statistics.median(map(rate, peer))
     tool = statistics.median(map(cpu, smp))
     top = statistics.median(map(cpu, peer))
+    model = native_model_cost()
     print(f"ktrepl-top [2x2, 1 s, 1 kHz/CPU]: tool CPU {tool:.2f}% of a CPU "
           f"(goal <= 1%); busybox top at 1 s {top:.2f}% "
           f"({tool / top if top else float('inf'):.1f}x); workload "
           f"{s_:.0f} vs {b:.0f} bursts/s unsampled: "
           f"{100 * (1 - s_ / b):+.1f}% slowdown (goal <= 1%; under busybox "
-          f"top, which does not sample, {100 * (1 - p_ / b):+.1f}%)")
+          f"top, which does not sample, {100 * (1 - p_ / b):+.1f}%); "
+          f"natively the model costs {model} per sample")
+
+
+def native_model_cost():
+    """The locality model on this host, where TCG does not blur it."""
+    exe = os.path.join(ktvm.BUILD, "model_bench")
+    lib = os.path.join(ktvm.ROOT, "tools", "lib", "ktrepl")
+    r = subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + lib, "-o", exe,
+                        os.path.join(HERE, "model_bench.c"),
+                        os.path.join(lib, "libktrepl.a"), "-lkdumpfile",
+                        "-lelf", "-ldw"], capture_output=True, text=True)
+    if r.returncode:
+        return "? (build failed)"
+    r = subprocess.run([exe], capture_output=True, text=True)
+    if r.returncode:
+        return f"? ({r.stderr.strip()})"
+    ns = json.loads(r.stdout)["ns_per_sample"]
+    return f"{ns:.0f} ns ({ns * 2000 / 1e7:.3f}% of a CPU at 2000 samples/s)"
 
 
 if "top" in only:
