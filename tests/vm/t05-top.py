@@ -116,13 +116,14 @@ tap.ok(tm and all(t["tables"] == "master" for t in tm),
        "the workers report tables=master")
 
 at = frames(lines, "attach")
-tap.ok(len(at) == 6 and at[0].get("module") is False and
+tap.ok(len(at) == 8 and at[0].get("module") is False and
        at[-1].get("module") is True and at[-1].get("on_node_tables", 0) > 0,
        "ktrepl.ko loaded under a running ktrepl-top: later frames resolve "
        "through the workers' tables", f"{[(f.get('frame'), f.get('module'), f.get('on_node_tables')) for f in at]}")
 
 un = frames(lines, "unload")
-tap.ok(len(un) == 4 and un[-1]["activation"] == "gone" and
+tap.ok(len(un) == 6 and un[0].get("module") is True and
+       un[-1]["activation"] == "gone" and
        "warning" in un[-1],
        "with the module unloaded mid-run, frames go on and say it is gone",
        f"{[(f['frame'], f['activation']) for f in un]}")

@@ -7,6 +7,14 @@ first_cpu() {
 	cut -d, -f1 /sys/devices/system/node/node$1/cpulist | cut -d- -f1
 }
 ncpu=$(nproc)
+# wait until a background ktrepl-top has written its first frame to $1
+first_frame() {
+	i=0
+	while [ $i -lt 100 ] && [ ! -s "$1" ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
 
 # without ktrepl: kernel-heavy load on every CPU, one copy of the text
 c=0
@@ -50,9 +58,10 @@ top_fails "perf_event_paranoid" su nobody -s /bin/sh -c \
 
 # ktrepl.ko arrives while ktrepl-top runs: it starts resolving through
 # the workers' tables without a restart
-ktrepl-top -j -n 6 -d 0.5 >/tmp/attach.json 2>/tmp/attach.err &
+ktrepl-top -j -n 8 -d 0.5 >/tmp/attach.json 2>/tmp/attach.err &
 pid=$!
-sleep 1
+# its first frame is out before the module comes (startup is slow in TCG)
+first_frame /tmp/attach.json
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
 echo start > $D/workload
 wait $pid
@@ -87,9 +96,9 @@ emit tasks_master cat $D/tasks
 
 # the module goes away under a running ktrepl-top
 echo start > $D/workload
-taskset -c $MC ktrepl-top -j -n 4 -d 0.5 >/tmp/unload.json 2>/tmp/unload.err &
+taskset -c $MC ktrepl-top -j -n 6 -d 0.5 >/tmp/unload.json 2>/tmp/unload.err &
 pid=$!
-sleep 1
+first_frame /tmp/unload.json
 echo stop > $D/workload
 check "rmmod ktrepl while ktrepl-top runs" rmmod ktrepl
 wait $pid
