@@ -128,6 +128,35 @@ tap.ok(len(un) == 6 and un[0].get("module") is True and
        "with the module unloaded mid-run, frames go on and say it is gone",
        f"{[(f['frame'], f['activation']) for f in un]}")
 
+# a memoryless node: its CPUs fetch from their nearest memory node's
+# replica, which ktrepl-top counts as local (from sysfs distances, on its
+# own) the way the module maps it
+lines = ktvm.run_guest(tap, "x86_64", "2x2+memless",
+                       os.path.join(HERE, "guest", "top-memless.sh"),
+                       tools=TOOLS, name="[top x86_64 2x2+memless]",
+                       timeout=300)
+summ = {int(r["node"]): r for r in map(kv, records(lines, "summary"))
+        if "node" in r}
+memless = [n for n, r in summ.items() if r.get("has_memory") == "0"]
+ml = frames(lines, "memless")
+tap.ok(len(memless) == 1 and len(ml) == 2,
+       f"a memoryless node ({memless}) and 2 frames ({len(ml)})")
+for f in ml:
+    ns = nodes_of(f) if "nodes" in f else {}
+    for nid in memless:
+        n = ns.get(nid, {})
+        want = int(summ[nid]["memory_node"])
+        tap.ok(n.get("memory_node") == want,
+               f"frame {f.get('frame')}: ktrepl-top maps memoryless node "
+               f"{nid} to node {n.get('memory_node')}, as the module does "
+               f"({want})")
+    for nid, n in ns.items():
+        tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 95,
+               f"frame {f['frame']}: node {nid}"
+               f"{' (memoryless)' if nid in memless else ''} fetches "
+               f"{pct(n['core']):.1f}% of core text from its memory node "
+               f"({n['samples']} samples)")
+
 # arm64: paging from VMCOREINFO without the module; with it, replication
 # is inactive there and every CPU fetches the master's text
 lines = ktvm.run_guest(tap, "arm64", "2x2",
