@@ -1,35 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Batch mode: plain-text frames, or one JSON object per line (-j). */
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "top.h"
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-}
-
-void top_install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-bool top_stop_requested(void)
-{
-	return stop_requested;
-}
 
 static void print_header_plain(const struct top *top)
 {
@@ -223,56 +199,6 @@ static void print_frame_json(const struct top *top)
 	jsonw_end_object(jw);
 	jsonw_destroy(&jw);
 	free(forder);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Sleep through one frame, draining the buffers as it goes. */
-int top_wait_frame(struct top *top, int (*on_tick)(struct top *, void *),
-		   void *arg, struct kt_err *err)
-{
-	uint64_t start = now_ns(), end = start + (uint64_t)(top->opts.delay * 1e9);
-	long drain_ms = 4000L * 1000 / top->opts.rate_hz;
-	int ret;
-
-	if (drain_ms > 1000)
-		drain_ms = 1000;
-	if (drain_ms < 5)
-		drain_ms = 5;
-
-	for (;;) {
-		uint64_t now = now_ns();
-		int ms;
-
-		if (now >= end || stop_requested)
-			break;
-		ms = (end - now) / 1000000;
-		/*
-		 * Drain when a CPU's buffer is at most half full (its 64 pages
-		 * hold about 8000 samples), and no more often than that: each
-		 * wakeup is the tool's own cost.
-		 */
-		if (ms > drain_ms)
-			ms = drain_ms;
-		if (on_tick) {
-			ret = on_tick(top, arg);
-			if (ret)
-				return ret;	/* >0: the user asked to quit */
-		} else {
-			poll(NULL, 0, ms ? ms : 1);
-		}
-		ret = top_collect(top, err);
-		if (ret)
-			return ret;
-	}
-	top->frame_ns = now_ns() - start;
-	return stop_requested ? 1 : 0;
 }
 
 int top_run_batch(struct top *top)

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Opening what ktrepl-top measures, and turning samples into frames. */
+/*
+ * Opening what ktrepl-top measures, collecting samples through a frame's
+ * wait, and turning them into frames; the front ends only draw.
+ */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "top.h"
@@ -116,7 +122,6 @@ int top_open(struct top *top, struct kt_err *err)
 	ret = top_collect(top, err);
 	top->nr_pending = 0;
 	top->pending_lost = 0;
-	top->total_lost = 0;
 	return ret;
 }
 
@@ -159,7 +164,6 @@ int top_collect(struct top *top, struct kt_err *err)
 
 	ret = kt_sampler_drain(top->sampler, keep_sample, top, &lost, err);
 	top->pending_lost += lost;
-	top->total_lost += lost;
 	return ret;
 }
 
@@ -275,4 +279,75 @@ int top_end_frame(struct top *top, struct kt_err *err)
 	kt_loc_end_frame(&top->loc);
 	top->frame++;
 	return 0;
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+}
+
+void top_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+bool top_stop_requested(void)
+{
+	return stop_requested;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Sleep through one frame, draining the buffers as it goes. */
+int top_wait_frame(struct top *top, int (*on_tick)(struct top *, void *),
+		   void *arg, struct kt_err *err)
+{
+	uint64_t start = now_ns(), end = start + (uint64_t)(top->opts.delay * 1e9);
+	long drain_ms = 4000L * 1000 / top->opts.rate_hz;
+	int ret;
+
+	if (drain_ms > 1000)
+		drain_ms = 1000;
+	if (drain_ms < 5)
+		drain_ms = 5;
+
+	for (;;) {
+		uint64_t now = now_ns();
+		int ms;
+
+		if (now >= end || stop_requested)
+			break;
+		ms = (end - now) / 1000000;
+		/*
+		 * Drain when a CPU's buffer is at most half full (its 64 pages
+		 * hold about 8000 samples), and no more often than that: each
+		 * wakeup is the tool's own cost.
+		 */
+		if (ms > drain_ms)
+			ms = drain_ms;
+		if (on_tick) {
+			ret = on_tick(top, arg);
+			if (ret)
+				return ret;	/* >0: the user asked to quit */
+		} else {
+			poll(NULL, 0, ms ? ms : 1);
+		}
+		ret = top_collect(top, err);
+		if (ret)
+			return ret;
+	}
+	top->frame_ns = now_ns() - start;
+	return stop_requested ? 1 : 0;
 }

@@ -59,7 +59,6 @@ struct top {
 	size_t nr_prev_tasks;
 	long frame;
 	uint64_t frame_ns;	/* wall time the frame covered */
-	uint64_t total_lost;
 	char refresh_error[1100];	/* the last refresh that failed, or "" */
 };
 

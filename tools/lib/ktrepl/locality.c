@@ -165,7 +165,6 @@ static int fetch_node(struct kt_locality *loc, uint64_t root, uint64_t ip)
 	if (e->page == page && e->root_pa == root)
 		return e->node;
 	kt_err_clear(&err);
-	loc->translations++;
 	e->root_pa = root;
 	e->page = page;
 	if (kt_translate(loc->arch, &loc->geo, loc->src, root, ip, &m, &err) ||
@@ -274,7 +273,6 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 	page_node = fetch_node(loc, root, s->ip);
 	nf = &loc->nodes[cpu_node].text[cls];
 	cf = &loc->cpus[s->cpu].text[cls];
-	loc->cpus[s->cpu].node = cpu_node;
 	if (page_node < 0) {
 		nf->unresolved++;
 		cf->unresolved++;
@@ -348,10 +346,7 @@ void kt_loc_begin_frame(struct kt_locality *loc)
 		memset(loc->nodes[i].text, 0, sizeof(loc->nodes[i].text));
 		loc->nodes[i].nr_cpus = 0;
 	}
-	for (i = 0; i < KT_NUMA_MAX_CPUS; i++) {
-		memset(&loc->cpus[i], 0, sizeof(loc->cpus[i]));
-		loc->cpus[i].node = -1;
-	}
+	memset(loc->cpus, 0, sizeof(loc->cpus));
 	if (loc->numa)
 		for (i = 0; i < loc->numa->nr_cpus; i++)
 			if (loc->numa->cpu_node[i] >= 0)
@@ -362,5 +357,5 @@ void kt_loc_begin_frame(struct kt_locality *loc)
 		       loc->func_hash_cap * sizeof(*loc->func_hash));
 	memset(loc->cache, 0, sizeof(loc->cache));
 	loc->samples = loc->idle = loc->not_text = loc->lost = 0;
-	loc->on_worker_tables = loc->translations = 0;
+	loc->on_worker_tables = 0;
 }

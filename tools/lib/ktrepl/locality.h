@@ -48,7 +48,6 @@ struct kt_loc_node {
 };
 
 struct kt_loc_cpu {
-	int node;	/* -1: not sampled */
 	struct kt_fetches text[KT_TEXT_CLASSES];
 };
 
@@ -119,7 +118,6 @@ struct kt_locality {
 	uint64_t lost;		/* dropped by the kernel: buffers full */
 
 	struct kt_loc_cache_entry cache[KT_LOC_CACHE_SIZE];
-	uint64_t translations;	/* table walks done (cache misses) */
 };
 
 /* arch, geo, src, numa and the text ranges must be set by the caller. */

@@ -327,8 +327,8 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 	return ret;
 }
 
-int kt_state_load_tasks(struct kt_state *st, const char *dir,
-			struct kt_err *err)
+static int load_tasks(struct kt_state *st, const char *dir,
+		      struct kt_err *err)
 {
 	free(st->tasks);
 	st->tasks = NULL;
@@ -351,7 +351,7 @@ int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
 		st->patch_bytes = now->patch_bytes;
 		st->patches_missed = now->patches_missed;
 		st->overhead = now->overhead;
-		ret = kt_state_load_tasks(st, dir, err);
+		ret = load_tasks(st, dir, err);
 	}
 	free(now);
 	return ret;

@@ -111,9 +111,6 @@ void kt_state_free(struct kt_state *st);
  * refresh, and without pgds, whose reads interrupt every CPU.
  */
 int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err);
-/* Re-read only the tasks file. */
-int kt_state_load_tasks(struct kt_state *st, const char *dir,
-			struct kt_err *err);
 
 /*
  * The same facts from a dump: locate the descriptor (VMCOREINFO's

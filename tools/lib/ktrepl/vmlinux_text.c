@@ -66,7 +66,6 @@ static int add_site(struct kt_vmlinux *v, uint64_t va, uint32_t len,
 		v->sites_cap = n;
 	}
 	v->sites[v->nr_sites++] = (struct kt_site){ va, len, kind };
-	v->site_counts[kind]++;
 	return 0;
 }
 

@@ -64,7 +64,6 @@ struct kt_vmlinux {
 	size_t nr_relocs;
 	uint64_t stext;	/* link-time _stext and _etext */
 	uint64_t etext;
-	size_t site_counts[KT_SITE_NR];
 };
 
 int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
