@@ -6,6 +6,8 @@
  * implementation can be published the same way. Addresses are printed
  * raw: the files are root-only and tools need the real values.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -18,6 +20,8 @@
 #include <linux/uaccess.h>
 
 #include "ktrepl_abi.h"
+#include "ktrepl_desc.h"
+#include "ktrepl_node.h"
 #include "publish.h"
 
 #define KTREPL_MAX_TASKS 64
@@ -38,15 +42,23 @@ const char *ktrepl_activation_name(enum ktrepl_activation act)
 	return activation_names[act];
 }
 
-static const char *node_role(int nid)
-{
-	int mem = prov->memory_node(nid);
+static const char *const role_names[] = {
+	[KTREPL_DESC_ROLE_NONE] = "none",
+	[KTREPL_DESC_ROLE_MASTER] = "master",
+	[KTREPL_DESC_ROLE_REPLICA] = "replica",
+	[KTREPL_DESC_ROLE_ALIAS] = "alias",
+};
 
-	if (nid == prov->master_node)
-		return "master";
-	if (mem != nid)
-		return "alias";
-	return prov->activation == KTREPL_ACT_NONE ? "none" : "replica";
+/* A node's role, one KTREPL_DESC_ROLE_*: the same in debugfs and dumps. */
+u32 ktrepl_node_role(const struct ktrepl_provider *p, int nid)
+{
+	if (nid == p->master_node)
+		return KTREPL_DESC_ROLE_MASTER;
+	if (p->memory_node(nid) != nid)
+		return KTREPL_DESC_ROLE_ALIAS;
+	if (p->activation == KTREPL_ACT_NONE)
+		return KTREPL_DESC_ROLE_NONE;
+	return KTREPL_DESC_ROLE_REPLICA;
 }
 
 static int abi_show(struct seq_file *m, void *v)
@@ -70,7 +82,7 @@ static int summary_show(struct seq_file *m, void *v)
 	seq_printf(m,
 		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu\n",
 		   KTREPL_ABI_VERSION, prov->name,
-		   IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
+		   prov->arch,
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
 		   prov->master_node, num_online_nodes(),
 		   activation_names[prov->activation], propagate, patches,
@@ -81,7 +93,7 @@ static int summary_show(struct seq_file *m, void *v)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",
 			   nid, prov->memory_node(nid),
-			   node_state(nid, N_MEMORY) ? 1 : 0, node_role(nid),
+			   node_state(nid, N_MEMORY) ? 1 : 0, role_names[ktrepl_node_role(prov, nid)],
 			   cpumask_pr_args(cpumask_of_node(nid)),
 			   (u64)prov->node_root(nid), prov->overhead_bytes(nid),
 			   (u64)PFN_PHYS(node_start_pfn(nid)),
@@ -94,12 +106,6 @@ static int summary_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
-
-static int phys_node(phys_addr_t pa)
-{
-	return pfn_valid(PHYS_PFN(pa)) ? page_to_nid(pfn_to_page(PHYS_PFN(pa))) :
-					 -1;
-}
 
 struct extent_ctx {
 	struct seq_file *m;
@@ -115,7 +121,7 @@ static int show_extent(const struct ktrepl_extent *ext, void *arg)
 		   "node=%d region=%s va=0x%lx pa=0x%llx size=%lu page_size=%lu pa_node=%d\n",
 		   ctx->nid, prov->regions[ctx->region].name, ext->va,
 		   (u64)ext->pa, ext->size, 1UL << ext->page_shift,
-		   phys_node(ext->pa));
+		   ktrepl_pa_node(ext->pa));
 	return 0;
 }
 
@@ -156,7 +162,7 @@ static int pgds_show(struct seq_file *m, void *v)
 		seq_printf(m,
 			   "node=%d memory_node=%d root_pa=0x%llx root_va=0x%lx root_node=%d own_entries=%u differing_entries=%u\n",
 			   nid, prov->memory_node(nid), (u64)root,
-			   (unsigned long)__va(root), phys_node(root), own,
+			   (unsigned long)__va(root), ktrepl_pa_node(root), own,
 			   differ);
 	}
 	cpus_read_lock();
@@ -198,7 +204,7 @@ static int show_mapping(const struct ktrepl_mapping *map, void *arg)
 	seq_printf(m,
 		   "va=0x%lx size=%lu level=%s entry=0x%llx pa=0x%llx pa_node=%d flags=%s,%s,%s,%s shared=%d\n",
 		   map->va, map->size, level_names[map->level + skip],
-		   map->entry, (u64)map->pa, phys_node(map->pa),
+		   map->entry, (u64)map->pa, ktrepl_pa_node(map->pa),
 		   map->present ? "P" : "NP", map->writable ? "RW" : "RO",
 		   map->executable ? "X" : "NX",
 		   map->global ? "GLB" : "NG", map->shared);
@@ -254,7 +260,7 @@ static int tasks_show(struct seq_file *m, void *v)
 	struct ktrepl_task_record *recs;
 	int i, n;
 
-	ktrepl_desc_refresh();
+	ktrepl_desc_refresh(true);
 	recs = kcalloc(KTREPL_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
@@ -337,7 +343,7 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 		return ret;
 	ret = prov->inject(buf);
 	if (ret)
-		pr_info("ktrepl: inject '%s' failed: %zd\n", buf, ret);
+		pr_info("inject '%s' failed: %zd\n", buf, ret);
 	return ret ? ret : len;
 }
 
@@ -356,7 +362,7 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 	if (prov->activation != KTREPL_ACT_NONE) {
 		ret = ktrepl_desc_publish(prov);
 		if (ret) {
-			pr_err("ktrepl: cannot build the vmcore descriptor: %d\n",
+			pr_err("cannot build the vmcore descriptor: %d\n",
 			       ret);
 			return ret;
 		}
@@ -391,10 +397,8 @@ void ktrepl_unpublish(void)
 {
 	debugfs_remove_recursive(ktrepl_dir);
 	ktrepl_dir = NULL;
-	if (prov && prov->changed) {
-		WRITE_ONCE(((struct ktrepl_provider *)prov)->changed, NULL);
-		/* a patch hook may be inside the old callback right now */
-		synchronize_rcu();
-	}
+	/* the provider stopped calling ->changed before we were called */
+	if (prov)
+		WRITE_ONCE(prov->changed, NULL);
 	ktrepl_desc_unpublish();
 }

@@ -10,6 +10,7 @@ const char *ktrepl_activation_name(enum ktrepl_activation act);
 
 int ktrepl_desc_publish(const struct ktrepl_provider *provider);
 void ktrepl_desc_unpublish(void);
-void ktrepl_desc_refresh(void);
+void ktrepl_desc_refresh(bool may_sleep);
+u32 ktrepl_node_role(const struct ktrepl_provider *p, int nid);
 
 #endif

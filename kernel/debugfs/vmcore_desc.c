@@ -4,6 +4,8 @@
  * one physically contiguous block, announced in VMCOREINFO, so that a
  * dump taken by kdump or QEMU tells offline tools where everything is.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/elf.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
@@ -16,6 +18,7 @@
 #include "ktrepl_abi.h"
 #include "ktrepl_desc.h"
 #include "ktrepl_ksym.h"
+#include "ktrepl_node.h"
 #include "publish.h"
 
 #define KTREPL_DESC_MAX_TASKS 64
@@ -53,9 +56,7 @@ static int fill_extent(const struct ktrepl_extent *e, void *arg)
 	d->pa = e->pa;
 	d->size = e->size;
 	d->page_shift = e->page_shift;
-	d->pa_node = pfn_valid(PHYS_PFN(e->pa)) ?
-			     page_to_nid(pfn_to_page(PHYS_PFN(e->pa))) :
-			     -1;
+	d->pa_node = ktrepl_pa_node(e->pa);
 	return 0;
 }
 
@@ -65,17 +66,11 @@ static int count_extent(const struct ktrepl_extent *e, void *arg)
 	return 0;
 }
 
-static u32 node_role(int nid)
-{
-	if (nid == prov->master_node)
-		return KTREPL_DESC_ROLE_MASTER;
-	if (prov->memory_node(nid) != nid)
-		return KTREPL_DESC_ROLE_ALIAS;
-	return KTREPL_DESC_ROLE_REPLICA;
-}
-
-/* counters and tasks: safe in atomic context except the task part */
-void ktrepl_desc_refresh(void)
+/*
+ * Counters, and where the caller may sleep the tasks too (the provider's
+ * task list takes a mutex). Each caller knows its context and says so.
+ */
+void ktrepl_desc_refresh(bool may_sleep)
 {
 	struct ktrepl_task_record *recs;
 	struct ktrepl_desc_task *tasks;
@@ -90,7 +85,7 @@ void ktrepl_desc_refresh(void)
 	WRITE_ONCE(desc->patch_bytes, bytes);
 	WRITE_ONCE(desc->patches_missed, missed);
 	WRITE_ONCE(desc->propagate, propagate);
-	if (!preemptible() || !prov->tasks)
+	if (!may_sleep || !prov->tasks)
 		return;
 	recs = kcalloc(KTREPL_DESC_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
@@ -135,7 +130,7 @@ static void announce(void)
 	info_note = (void *)ktr_ksym_quiet("vmcoreinfo_note");
 	if (!append_str || !info_size || !info_data || !info_note ||
 	    !*info_data || !*info_note) {
-		pr_info("ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor\n");
+		pr_info("VMCOREINFO not reachable; offline tools will scan for the descriptor\n");
 		append_str = NULL;
 		return;
 	}
@@ -196,7 +191,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		nodes[i].nid = nid;
 		nodes[i].memory_nid = prov->memory_node(nid);
 		nodes[i].has_memory = node_state(nid, N_MEMORY);
-		nodes[i].role = node_role(nid);
+		nodes[i].role = ktrepl_node_role(prov, nid);
 		nodes[i].root_pa = prov->node_root(nid);
 		nodes[i].overhead = prov->overhead_bytes(nid);
 		nodes[i].mem_start = PFN_PHYS(node_start_pfn(nid));
@@ -233,7 +228,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 
 	desc->abi = KTREPL_ABI_VERSION;
 	desc->size = off;
-	strscpy(desc->arch, IS_ENABLED(CONFIG_X86_64) ? "x86_64" : "arm64",
+	strscpy(desc->arch, prov->arch,
 		sizeof(desc->arch));
 	strscpy(desc->activation, ktrepl_activation_name(prov->activation),
 		sizeof(desc->activation));
@@ -248,7 +243,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	desc->nr_tasks = KTREPL_DESC_MAX_TASKS;
 	desc->master_root_pa = prov->master_root;
 	desc->direct_map = (unsigned long)PAGE_OFFSET;
-	ktrepl_desc_refresh();
+	ktrepl_desc_refresh(true);
 	/* the magic last: a scan never sees a half-built descriptor */
 	wmb();
 	memcpy(desc->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);

@@ -75,57 +75,134 @@ struct ktrepl_mapping {
 	bool shared;		/* reached through a master table page */
 };
 
+/* Visitors: a nonzero return stops the walk and is returned. */
+typedef int (*ktrepl_extent_fn)(const struct ktrepl_extent *ext, void *arg);
+typedef int (*ktrepl_mapping_fn)(const struct ktrepl_mapping *m, void *arg);
+
+/**
+ * struct ktrepl_provider - what a replication implementation publishes
+ * @name: the implementation, for "provider=" in summary
+ * @arch: "x86_64" or "arm64"
+ * @activation: who runs on the replicas
+ * @master_node: the node holding the kernel's own text
+ * @paging_levels: levels of the kernel's tables
+ * @va_bits: virtual address bits the top level translates
+ * @page_shift: base page size
+ * @nr_regions: entries of @regions
+ * @regions: the replicated ranges ("text", "rodata")
+ * @master_root: PA of the master's top-level table
+ * @allocations: page allocations made at load
+ * @load_ns: how long the load took
+ * @replicate_ns: of which copies and tables
+ * @hook_ns: of which hooking the patcher
+ * @memcpy_ns: a plain memcpy of the replicated bytes (bench=1), or 0
+ *
+ * Every op may be called from any process context once the provider is
+ * published, concurrently with patching, until the publisher is gone;
+ * "Context:" says where an op may also be called, or what it may do.
+ * The provider must stop calling @changed before ktrepl_unpublish().
+ */
 struct ktrepl_provider {
 	const char *name;
+	const char *arch;
 	enum ktrepl_activation activation;
 	int master_node;
 	unsigned int paging_levels;
 	unsigned int va_bits;
 	unsigned int page_shift;
-
-	int (*memory_node)(int nid);	/* -1: node has no replica */
 	int nr_regions;
 	const struct ktrepl_region *regions;
-	/* fn returns nonzero to stop; returns that value */
-	int (*for_each_extent)(int nid, int region,
-			       int (*fn)(const struct ktrepl_extent *ext,
-					 void *arg),
-			       void *arg);
-	phys_addr_t (*node_root)(int nid);	/* PGD/TTBR1 table PA */
-	/* leaf mappings of the replicated window in nid's tables */
-	int (*for_each_mapping)(int nid,
-				int (*fn)(const struct ktrepl_mapping *m,
-					  void *arg),
-				void *arg);
-	/* top-level entries of nid's root that differ from the master's */
-	int (*root_diff)(int nid, unsigned int *own, unsigned int *differ);
-	u64 (*overhead_bytes)(int nid);
 	phys_addr_t master_root;
-	unsigned int allocations;	/* page allocations made at load */
-	u64 load_ns;			/* how long the load took */
-	u64 replicate_ns;		/* of which copies and tables */
-	u64 hook_ns;			/* of which hooking the patcher */
-	u64 memcpy_ns;			/* a plain memcpy of it (bench=1) */
+	unsigned int allocations;
+	u64 load_ns;
+	u64 replicate_ns;
+	u64 hook_ns;
+	u64 memcpy_ns;
 
+	/**
+	 * @memory_node: the node whose replica and tables @nid uses, or -1
+	 * where it has none. Context: any; does not sleep.
+	 */
+	int (*memory_node)(int nid);
+	/**
+	 * @for_each_extent: call @fn for each run of @region that @nid maps
+	 * onto physically contiguous memory, in VA order; a nonzero return
+	 * from @fn stops the walk and is returned. Context: process; does
+	 * not sleep itself, so @fn may decide.
+	 */
+	int (*for_each_extent)(int nid, int region, ktrepl_extent_fn fn,
+			       void *arg);
+	/**
+	 * @node_root: PA of the top-level table (PGD, TTBR1 table) @nid
+	 * runs on. Context: any; does not sleep.
+	 */
+	phys_addr_t (*node_root)(int nid);
+	/**
+	 * @for_each_mapping: the leaf mappings of the replicated window in
+	 * @nid's tables, in VA order. Context: process; does not sleep.
+	 */
+	int (*for_each_mapping)(int nid, ktrepl_mapping_fn fn, void *arg);
+	/**
+	 * @root_diff: count the kernel-half top-level entries of @nid's root
+	 * that differ from the master's: @own point at tables the node owns,
+	 * @differ at anything else. Context: process; does not sleep.
+	 */
+	int (*root_diff)(int nid, unsigned int *own, unsigned int *differ);
+	/**
+	 * @overhead_bytes: replica and table bytes @nid costs. Context: any.
+	 */
+	u64 (*overhead_bytes)(int nid);
+	/**
+	 * @patch_counters: patches propagated, their bytes, patches missed
+	 * (propagation off), and whether propagation is on. Context: any;
+	 * does not sleep.
+	 */
 	void (*patch_counters)(u64 *patches, u64 *bytes, u64 *missed,
 			       bool *propagate);
-	/* optional: finish propagation already under way (may sleep) */
-	void (*flush)(void);
-	/* copy up to max newest records, newest last; returns count */
-	int (*patch_log)(struct ktrepl_patch_record *recs, int max);
-	int (*tasks)(struct ktrepl_task_record *recs, int max);
-	int (*workload_ctl)(enum ktrepl_workload_mode mode);
-	enum ktrepl_workload_mode (*workload_mode)(void);
-	/* the workload's probe, computed here on the master's tables */
-	unsigned long (*master_probe)(void);
-	phys_addr_t (*read_root)(void);		/* on the calling CPU */
-	/* optional, only with fault_inject=1 */
-	int (*inject)(const char *cmd);
-	/*
-	 * Set by the publisher: called (possibly in atomic context) after
-	 * counters or tasks changed, to refresh the vmcore descriptor.
+	/**
+	 * @flush: optional; finish propagation already under way, so that
+	 * the counters and replicas include every patch made before the
+	 * call. Context: process; may sleep.
 	 */
-	void (*changed)(void);
+	void (*flush)(void);
+	/**
+	 * @patch_log: copy up to @max newest records, newest last; returns
+	 * the count. Context: any; does not sleep.
+	 */
+	int (*patch_log)(struct ktrepl_patch_record *recs, int max);
+	/**
+	 * @tasks: optional; the tasks put on node tables, up to @max.
+	 * Context: process; may sleep (takes a mutex).
+	 */
+	int (*tasks)(struct ktrepl_task_record *recs, int max);
+	/**
+	 * @workload_ctl: optional; start, restart or stop the workload.
+	 * Context: process; sleeps. Returns -ENODEV while unloading.
+	 */
+	int (*workload_ctl)(enum ktrepl_workload_mode mode);
+	/** @workload_mode: the workload's mode. Context: any. */
+	enum ktrepl_workload_mode (*workload_mode)(void);
+	/**
+	 * @master_probe: the workload's probe computed on the calling CPU's
+	 * (master's) tables. Context: process.
+	 */
+	unsigned long (*master_probe)(void);
+	/**
+	 * @read_root: PA of the root the calling CPU has loaded. Context:
+	 * any, IPIs included; does not sleep.
+	 */
+	phys_addr_t (*read_root)(void);
+	/**
+	 * @inject: optional, only with fault_inject=1: damage a replica or
+	 * a node's tables as a test command says. Context: process.
+	 */
+	int (*inject)(const char *cmd);
+	/**
+	 * @changed: set by the publisher; the provider calls it after its
+	 * counters or tasks changed, with @may_sleep false from atomic
+	 * context (a patch hook) and true from process context.
+	 */
+	void (*changed)(bool may_sleep);
 };
 
 #endif

@@ -7,7 +7,8 @@
  * the kernel's top-level entries mirrored into each node's root, which a
  * module cannot hook on a stock kernel.
  */
-#ifdef CONFIG_ARM64
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 #include <asm/cacheflush.h>
 #include <asm/pgtable.h>
@@ -151,7 +152,7 @@ static void arm64_geometry(struct ktr_geom *g)
 	g->kernel_first = 0;	/* TTBR1's table is all kernel */
 }
 
-const struct ktr_arch ktr_arch_arm64 = {
+const struct ktr_arch ktr_arch = {
 	.name = "arm64",
 	.geometry = arm64_geometry,
 	.present = arm64_present,
@@ -178,4 +179,3 @@ const struct ktr_arch ktr_arch_arm64 = {
 	 */
 	.protect_alias = false,
 };
-#endif

@@ -2,7 +2,8 @@
 /*
  * x86_64 page-table geometry, entry bits and text-patch hook.
  */
-#ifdef CONFIG_X86_64
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <asm/pgtable.h>
@@ -159,7 +160,7 @@ static bool x86_patch_args(struct pt_regs *regs, unsigned long *va,
 	return true;
 }
 
-const struct ktr_arch ktr_arch_x86 = {
+const struct ktr_arch ktr_arch = {
 	.name = "x86_64",
 	.geometry = x86_geometry,
 	.present = x86_present,
@@ -183,4 +184,3 @@ const struct ktr_arch ktr_arch_x86 = {
 	.can_activate = true,
 	.protect_alias = true,
 };
-#endif

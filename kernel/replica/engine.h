@@ -1,7 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The engine's internal interface, shared by its files the way
+ * kernel/livepatch/core.h is:
+ *
+ *   engine.c    load, stop and free, in named and timed steps
+ *   build.c     chunks, node-local replicas and each node's tables
+ *   patch.c     propagation of runtime text patches into every replica
+ *   workload.c  worker threads on node tables (activation "workload")
+ *   inject.c    fault injection for the tests (fault_inject=1)
+ *   provider.c  the struct ktrepl_provider the publisher reads
+ *   arch_*.c    one per architecture, chosen by Kbuild
+ */
 #ifndef KTREPL_ENGINE_H
 #define KTREPL_ENGINE_H
 
+#include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/nodemask.h>
 #include <linux/preempt.h>
@@ -9,8 +22,10 @@
 #include <linux/types.h>
 
 #include "ktrepl_provider.h"
+#include "ktrepl_ksym.h"
 
 #define KTR_MAX_LEVELS 5
+#define KTR_NR_REGIONS 2
 
 /*
  * A replicated unit: one master leaf mapping (a 2 MiB block or a 4 KiB
@@ -25,6 +40,16 @@ struct ktr_chunk {
 	struct page **copy;	/* [nr_node_ids]; NULL where no replica */
 	u64 *sums;		/* per page: master contents at last sync */
 };
+
+static inline unsigned long ktr_chunk_size(const struct ktr_chunk *c)
+{
+	return 1UL << c->page_shift;
+}
+
+static inline unsigned int ktr_chunk_order(const struct ktr_chunk *c)
+{
+	return c->page_shift - PAGE_SHIFT;
+}
 
 /* One page-table page a node owns (not shared with the master). */
 struct ktr_table {
@@ -45,17 +70,8 @@ struct ktr_node {
 	struct list_head tables;
 	u64 table_bytes;
 	u64 replica_bytes;
-	struct mm_struct *mm;
+	struct mm_struct *mm;	/* kernel-only mm on root (switchable arches) */
 	pgd_t *mm_orig_pgd;
-	struct task_struct *worker;
-	/* written by the worker itself */
-	phys_addr_t worker_root;
-	int worker_cpu;
-	u64 worker_since;	/* local_clock() once on its tables */
-	struct preempt_notifier preempt;
-	bool worker_needs_flush;	/* TLB may hold the master's text */
-	u64 iterations;
-	unsigned long probe;
 };
 
 struct ktr_geom {
@@ -67,7 +83,11 @@ struct ktr_geom {
 	u64 addr_mask;				/* output address in an entry */
 };
 
-/* Page-table geometry and entry decoding, one per architecture. */
+/*
+ * Page-table geometry, entry decoding and instruction forms of the one
+ * architecture this module is built for (Kbuild picks arch_x86.c or
+ * arch_arm64.c; each defines ktr_arch).
+ */
 struct ktr_arch {
 	const char *name;
 	void (*geometry)(struct ktr_geom *geom);
@@ -107,13 +127,131 @@ struct ktr_arch {
 	bool protect_alias;
 };
 
-extern const struct ktr_arch ktr_arch_x86;
-extern const struct ktr_arch ktr_arch_arm64;
+extern const struct ktr_arch ktr_arch;
 
-#include "ktrepl_ksym.h"
+/**
+ * struct ktr_engine - the state the engine's files share
+ *
+ * Who may touch what:
+ *
+ * - Everything above @replicas_ready is written only by ktr_engine_init()
+ *   and ktr_engine_free(), in process context, while nothing else runs:
+ *   before the patch hooks are registered and the publisher is up, or
+ *   after ktr_engine_stop() has unregistered the hooks, cancelled the
+ *   syncs and stopped the workers. Every other context (kprobe handlers
+ *   with interrupts off, the sync work, workers with preemption off,
+ *   debugfs readers) only reads it.
+ * - @replicas_ready is set once the copies are taken, under text_mutex
+ *   where it exists, and read locklessly by the patch hook (atomic).
+ * - Replica bytes are written by patch.c alone (patch hook: atomic; sync
+ *   work: process, under its sync_lock), and by inject.c, which the tests
+ *   use on a quiet kernel.
+ * - Node table entries are written by build.c at load and by inject.c.
+ * - Patch counters and the log belong to patch.c, the workers' state to
+ *   workload.c; each keeps it private and answers through its functions.
+ */
+struct ktr_engine {
+	struct ktr_geom geom;
+	struct ktrepl_region regions[KTR_NR_REGIONS];
+	struct ktr_chunk *chunks;	/* sorted by va */
+	int nr_chunks;
+	struct ktr_node *nodes;		/* [nr_node_ids] */
+	int master_nid;
+	u64 *master_root;		/* direct-map VA */
+	enum ktrepl_activation activation;
+	/* kallsyms lookups made at load */
+	struct mutex *text_mutex;	/* NULL where not in kallsyms */
+	int (*set_memory_ro)(unsigned long addr, int numpages);
+	int (*set_memory_rw)(unsigned long addr, int numpages);
+	struct mm_struct *(*mm_alloc)(void);
+	/* page accounting, so that every unload can prove it freed all */
+	unsigned int alloc_calls;
+	unsigned long pages_allocated;
+	unsigned long pages_freed;
 
+	bool replicas_ready;
+};
+
+extern struct ktr_engine ktr;
+
+/* the next online node after nid holding a copy of c, or MAX_NUMNODES */
+static inline int ktr_next_replica(const struct ktr_chunk *c, int nid)
+{
+	do
+		nid = next_online_node(nid);
+	while (nid < MAX_NUMNODES && (!c->copy || !c->copy[nid]));
+	return nid;
+}
+
+#define for_each_replica(c, nid)                                       \
+	for ((nid) = ktr_next_replica(c, -1); (nid) < MAX_NUMNODES;     \
+	     (nid) = ktr_next_replica(c, nid))
+
+static inline unsigned long ktr_level_size(int level)
+{
+	return 1UL << ktr.geom.shift[level];
+}
+
+static inline unsigned int ktr_level_index(unsigned long va, int level)
+{
+	return (va >> ktr.geom.shift[level]) & ((1U << ktr.geom.bits[level]) - 1);
+}
+
+static inline u64 *ktr_table_va(u64 entry)
+{
+	return __va(entry & ktr.geom.addr_mask);
+}
+
+/* build.c: process context, at load */
+u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);
+struct ktr_chunk *ktr_find_chunk(unsigned long va);
+phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid);
+struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
+				  unsigned long va);
+int ktr_collect_chunks(void);
+void ktr_setup_nodes(void);
+bool ktr_any_replica(void);
+int ktr_alloc_replicas(void);
+int ktr_copy_replicas(void);
+u64 ktr_time_plain_memcpy(void);
+int ktr_protect_replicas(bool ro);
+int ktr_build_node_tables(struct ktr_node *n);
+struct mm_struct *ktr_node_mm(u64 *root, pgd_t **orig);
+void ktr_free_node(struct ktr_node *n);
+void ktr_free_replicas(void);
+
+/* patch.c */
+int ktr_patch_init(void);		/* slots for replica writes */
+int ktr_patch_start(void);		/* hook the patcher */
+void ktr_patch_stop(void);		/* unhook, wait for handlers and syncs */
+void ktr_patch_free(void);
+void ktr_replica_write(int nid, unsigned long va, const void *src,
+		       int fill, size_t len);	/* any context */
+void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed,
+			bool *propagate);
+int ktr_patch_log(struct ktrepl_patch_record *recs, int max);
+void ktr_patch_flush(void);
+
+/* workload.c */
+int ktr_workload_init(void);		/* before the copy: see there */
+void ktr_workload_stop(void);		/* for good: refuses new starts */
+void ktr_workload_free(void);
+int ktr_workload_ctl(enum ktrepl_workload_mode mode);
+enum ktrepl_workload_mode ktr_workload_mode(void);
+int ktr_tasks(struct ktrepl_task_record *recs, int max);
+unsigned long ktr_master_probe(void);
+
+/* inject.c */
+int ktr_inject(const char *cmd);
+
+/* provider.c */
+extern struct ktrepl_provider ktr_provider;
+void ktr_notify_changed(bool may_sleep);
+
+/* engine.c: module init and exit, in this order */
 int ktr_engine_init(void);
-void ktr_engine_exit(void);
+void ktr_engine_stop(void);		/* before the publisher goes */
+void ktr_engine_free(void);
 struct ktrepl_provider *ktr_engine_provider(void);
 
 #endif

@@ -3,6 +3,8 @@
  * kallsyms_lookup_name is not exported since 5.7; a kprobe on it hands
  * us its address, which is all we need.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/kprobes.h>
 
 #include "engine.h"
@@ -16,7 +18,7 @@ int ktr_ksym_init(void)
 
 	ret = register_kprobe(&kp);
 	if (ret) {
-		pr_err("ktrepl: cannot locate kallsyms_lookup_name: %d\n", ret);
+		pr_err("cannot locate kallsyms_lookup_name: %d\n", ret);
 		return ret;
 	}
 	ktr_lookup_name = (void *)kp.addr;
@@ -34,6 +36,6 @@ unsigned long ktr_ksym(const char *name)
 	unsigned long addr = ktr_lookup_name ? ktr_lookup_name(name) : 0;
 
 	if (!addr)
-		pr_err("ktrepl: symbol %s not found\n", name);
+		pr_err("symbol %s not found\n", name);
 	return addr;
 }

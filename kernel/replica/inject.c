@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection for the tests (fault_inject=1): damage one node's
+ * replica or tables the way a bug would, so that the tools can be shown
+ * to find it. Commands (docs/abi.md):
+ *
+ *   flip|trap|writable node=N (sym=S [off=[-]O] | va=V)
+ *   retval node=N (sym=S | va=V) value=V
+ *   remap node=N (sym=S | va=V) to=M
+ *   pgd node=N
+ *
+ * Context: process (a debugfs write), on a kernel the test keeps quiet.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/io.h>
+#include <linux/kallsyms.h>
+#include <linux/parser.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "engine.h"
+
+enum inject_verb { V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD };
+
+static const char *const verbs[] = {
+	[V_FLIP] = "flip",	   [V_RETVAL] = "retval", [V_TRAP] = "trap",
+	[V_REMAP] = "remap",	   [V_WRITABLE] = "writable",
+	[V_PGD] = "pgd",
+};
+
+enum { OPT_NODE, OPT_SYM, OPT_OFF, OPT_VA, OPT_TO, OPT_VALUE, OPT_ERR };
+
+static const match_table_t inject_opts = {
+	{ OPT_NODE, "node=%s" },   { OPT_SYM, "sym=%s" },
+	{ OPT_OFF, "off=%s" },	   { OPT_VA, "va=%s" },
+	{ OPT_TO, "to=%s" },	   { OPT_VALUE, "value=%s" },
+	{ OPT_ERR, NULL },
+};
+
+struct inject_cmd {
+	int verb;
+	unsigned long node, to, value, va;
+	long off;
+	char sym[KSYM_NAME_LEN];
+	bool has_node, has_to, has_value, has_va;
+};
+
+static int parse_ulong(substring_t *arg, unsigned long *val, bool *seen)
+{
+	char *s = match_strdup(arg);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	ret = kstrtoul(s, 0, val);
+	kfree(s);
+	if (!ret && seen)
+		*seen = true;
+	return ret;
+}
+
+static int parse_option(struct inject_cmd *cmd, char *p)
+{
+	substring_t args[MAX_OPT_ARGS];
+	char *s;
+	int ret;
+
+	switch (match_token(p, inject_opts, args)) {
+	case OPT_NODE:
+		return parse_ulong(&args[0], &cmd->node, &cmd->has_node);
+	case OPT_TO:
+		return parse_ulong(&args[0], &cmd->to, &cmd->has_to);
+	case OPT_VALUE:
+		return parse_ulong(&args[0], &cmd->value, &cmd->has_value);
+	case OPT_VA:
+		return parse_ulong(&args[0], &cmd->va, &cmd->has_va);
+	case OPT_SYM:
+		return match_strlcpy(cmd->sym, &args[0], sizeof(cmd->sym)) <
+			       sizeof(cmd->sym) ? 0 : -EINVAL;
+	case OPT_OFF:
+		/* may be negative: "sym=_etext off=-1" is text's last byte */
+		s = match_strdup(&args[0]);
+		if (!s)
+			return -ENOMEM;
+		ret = kstrtol(s, 0, &cmd->off);
+		kfree(s);
+		return ret;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int parse_command(char *buf, struct inject_cmd *cmd)
+{
+	char *p, *verb = strsep(&buf, " ");
+	int ret;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->verb = match_string(verbs, ARRAY_SIZE(verbs), verb);
+	if (cmd->verb < 0)
+		return -EINVAL;
+	while ((p = strsep(&buf, " "))) {
+		if (!*p)
+			continue;
+		ret = parse_option(cmd, p);
+		if (ret)
+			return ret;
+	}
+	if (!cmd->has_node || cmd->node >= nr_node_ids ||
+	    !node_online(cmd->node) ||
+	    !ktr.nodes[ktr.nodes[cmd->node].memory_nid].own_replica)
+		return -EINVAL;
+	cmd->node = ktr.nodes[cmd->node].memory_nid;
+	if (cmd->sym[0]) {
+		cmd->va = ktr_ksym(cmd->sym);
+		if (!cmd->va)
+			return -ENOENT;
+		cmd->va += cmd->off;
+	} else if (!cmd->has_va && cmd->verb != V_PGD) {
+		return -EINVAL;
+	}
+	if (cmd->verb != V_PGD && !ktr_find_chunk(cmd->va))
+		return -ERANGE;
+	return 0;
+}
+
+static u64 *node_leaf_entry(int nid, unsigned long va)
+{
+	int level;
+
+	return ktr_walk(ktr.nodes[nid].root, va, -1, &level);
+}
+
+/* the first present kernel-half entry the node did not replace */
+static int mark_shared_root_entry(int nid)
+{
+	u64 *root = ktr.nodes[nid].root;
+	unsigned int i;
+
+	for (i = ktr.geom.kernel_first; i < (1U << ktr.geom.bits[0]); i++) {
+		if (ktr_arch.present(root[i]) && root[i] == ktr.master_root[i]) {
+			WRITE_ONCE(root[i], ktr_arch.mark_shared_entry(root[i]));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int write_insn(const struct inject_cmd *cmd)
+{
+	u8 insn[16];
+	int len;
+
+	if (cmd->verb == V_RETVAL) {
+		if (!cmd->has_value)
+			return -EINVAL;
+		len = ktr_arch.retval_insn(insn, sizeof(insn), cmd->value);
+	} else {
+		len = ktr_arch.trap_insn(insn, sizeof(insn));
+	}
+	if (len < 0)
+		return len;
+	ktr_replica_write(cmd->node, cmd->va, insn, -1, len);
+	return 0;
+}
+
+int ktr_inject(const char *text)
+{
+	struct ktr_chunk *c;
+	struct inject_cmd cmd;
+	char *buf = kstrdup(text, GFP_KERNEL);
+	u64 *e;
+	u8 b;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = parse_command(buf, &cmd);
+	kfree(buf);
+	if (ret)
+		return ret;
+	switch (cmd.verb) {
+	case V_FLIP:
+		c = ktr_find_chunk(cmd.va);
+		b = *(u8 *)(page_address(c->copy[cmd.node]) + (cmd.va - c->va));
+		b ^= 0xff;
+		ktr_replica_write(cmd.node, cmd.va, &b, -1, 1);
+		return 0;
+	case V_RETVAL:
+	case V_TRAP:
+		return write_insn(&cmd);
+	case V_REMAP:
+		if (!cmd.has_to || cmd.to >= nr_node_ids || !node_online(cmd.to))
+			return -EINVAL;
+		e = node_leaf_entry(cmd.node, cmd.va);
+		c = ktr_find_chunk(cmd.va);
+		WRITE_ONCE(*e, (*e & ~ktr.geom.addr_mask) | ktr_chunk_pa(c, cmd.to));
+		return 0;
+	case V_WRITABLE:
+		e = node_leaf_entry(cmd.node, cmd.va);
+		WRITE_ONCE(*e, ktr_arch.make_writable(*e));
+		return 0;
+	case V_PGD:
+		return mark_shared_root_entry(cmd.node);
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The engine as a struct ktrepl_provider: what the publisher reads.
+ *
+ * Context: the ops run from debugfs readers and the descriptor refresh
+ * (process context), except ktr_read_root (an IPI) and whatever the
+ * publisher sets in ->changed; see ktrepl_provider.h for each op.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/io.h>
+#include <linux/mm.h>
+
+#include "engine.h"
+
+static int ktr_memory_node(int nid)
+{
+	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
+		return NUMA_NO_NODE;
+	return ktr.nodes[nid].memory_nid;
+}
+
+static int ktr_walk_extents(int nid, int region, ktrepl_extent_fn fn,
+			       void *arg)
+{
+	struct ktrepl_extent ext = { 0 };
+	int i, ret;
+
+	for (i = 0; i < ktr.nr_chunks; i++) {
+		const struct ktr_chunk *c = &ktr.chunks[i];
+		phys_addr_t pa = ktr_chunk_pa(c, nid);
+		unsigned long size = ktr_chunk_size(c);
+
+		if (c->region != region)
+			continue;
+		/* coalesce runs contiguous in both VA and PA */
+		if (ext.size && ext.va + ext.size == c->va &&
+		    ext.pa + ext.size == pa && ext.page_shift == c->page_shift) {
+			ext.size += size;
+			continue;
+		}
+		if (ext.size) {
+			ret = fn(&ext, arg);
+			if (ret)
+				return ret;
+		}
+		ext.va = c->va;
+		ext.pa = pa;
+		ext.size = size;
+		ext.page_shift = c->page_shift;
+	}
+	return ext.size ? fn(&ext, arg) : 0;
+}
+
+static u64 *root_of(int nid)
+{
+	int mem = ktr_memory_node(nid);
+
+	return mem != NUMA_NO_NODE && ktr.nodes[mem].root ?
+		       ktr.nodes[mem].root : ktr.master_root;
+}
+
+static phys_addr_t ktr_node_root(int nid)
+{
+	if (ktr_memory_node(nid) == NUMA_NO_NODE)
+		return 0;
+	return __pa(root_of(nid));
+}
+
+/* nid's leaf for the chunk at m->va, and whether its path is private */
+static void chunk_mapping(struct ktr_node *mem, u64 *root,
+			  struct ktrepl_mapping *m)
+{
+	u64 *table = root, v = 0;
+	int l;
+
+	m->shared = true;
+	for (l = 0; l < ktr.geom.levels; l++) {
+		v = READ_ONCE(table[ktr_level_index(m->va, l)]);
+		if (!ktr_arch.present(v) || ktr_arch.leaf(v, l, ktr.geom.levels))
+			break;
+		/* private all the way down unless a master page is met */
+		m->shared = !(l + 1 < ktr.geom.levels && mem->root &&
+			      ktr_owned_table(mem, l + 1, m->va));
+		table = ktr_table_va(v);
+	}
+	if (l == ktr.geom.levels)
+		l = ktr.geom.levels - 1;
+	m->level = l;
+	m->size = ktr_level_size(l);
+	m->entry = v;
+	m->present = ktr_arch.present(v);
+	if (!m->present)
+		return;
+	m->pa = v & ktr.geom.addr_mask & ~((u64)m->size - 1);
+	m->writable = ktr_arch.writable(v, l);
+	m->executable = ktr_arch.executable(v, l);
+	m->global = ktr_arch.global(v, l);
+}
+
+static int ktr_walk_mappings(int nid, ktrepl_mapping_fn fn, void *arg)
+{
+	int mem = ktr_memory_node(nid), i, ret;
+
+	if (mem == NUMA_NO_NODE)
+		return -EINVAL;
+	for (i = 0; i < ktr.nr_chunks; i++) {
+		struct ktrepl_mapping m = { .va = ktr.chunks[i].va };
+
+		chunk_mapping(&ktr.nodes[mem], root_of(nid), &m);
+		ret = fn(&m, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool owns_page(struct ktr_node *n, u64 entry)
+{
+	struct ktr_table *t;
+
+	list_for_each_entry(t, &n->tables, list)
+		if (page_to_phys(t->page) == (entry & ktr.geom.addr_mask))
+			return true;
+	return false;
+}
+
+static int ktr_root_diff(int nid, unsigned int *own, unsigned int *differ)
+{
+	u64 *root = root_of(nid);
+	unsigned int i;
+
+	*own = 0;
+	*differ = 0;
+	if (root == ktr.master_root)
+		return 0;
+	for (i = ktr.geom.kernel_first; i < (1U << ktr.geom.bits[0]); i++) {
+		if (root[i] == ktr.master_root[i])
+			continue;
+		if (owns_page(&ktr.nodes[ktr_memory_node(nid)], root[i]))
+			(*own)++;
+		else
+			(*differ)++;
+	}
+	return 0;
+}
+
+static u64 ktr_overhead_bytes(int nid)
+{
+	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
+		return 0;
+	return ktr.nodes[nid].replica_bytes + ktr.nodes[nid].table_bytes;
+}
+
+static phys_addr_t ktr_read_root(void)
+{
+	return ktr_arch.read_root();
+}
+
+struct ktrepl_provider ktr_provider = {
+	.name = "ktrepl-engine",
+	.nr_regions = KTR_NR_REGIONS,
+	.regions = ktr.regions,
+	.memory_node = ktr_memory_node,
+	.for_each_extent = ktr_walk_extents,
+	.node_root = ktr_node_root,
+	.for_each_mapping = ktr_walk_mappings,
+	.root_diff = ktr_root_diff,
+	.overhead_bytes = ktr_overhead_bytes,
+	.patch_counters = ktr_patch_counters,
+	.flush = ktr_patch_flush,
+	.patch_log = ktr_patch_log,
+	.tasks = ktr_tasks,
+	.workload_ctl = ktr_workload_ctl,
+	.workload_mode = ktr_workload_mode,
+	.master_probe = ktr_master_probe,
+	.read_root = ktr_read_root,
+};
+
+void ktr_notify_changed(bool may_sleep)
+{
+	void (*changed)(bool may_sleep) = READ_ONCE(ktr_provider.changed);
+
+	if (changed)
+		changed(may_sleep);
+}
