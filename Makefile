@@ -52,28 +52,26 @@ kernel:
 kernel-arm64:
 	$(call build_module,arm64,$(KDIR_ARM64),KDIR_ARM64,ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE_ARM64))
 
-tools:
-	$(MAKE) -C tools/lib/ktrepl
-	$(MAKE) -C tools/ktrepl-dump
-	$(MAKE) -C tools/ktrepl-top
+# Tools build out of tree, bpftool-style: OUTPUT is where they land.
+TOOLS_OUT := $(BUILD)/tools/
+TOOLS_ARM64_OUT := $(BUILD)/tools-arm64/
 
-# The arm64 guests run the tools too: cross-build them in a copy of tools/.
+tools:
+	$(MAKE) -C tools/ktrepl-dump OUTPUT=$(TOOLS_OUT)
+	$(MAKE) -C tools/ktrepl-top OUTPUT=$(TOOLS_OUT)
+
+# The arm64 guests run the tools too: the same sources, cross-built.
 tools-arm64:
-	@mkdir -p $(BUILD)/tools-arm64
-	@cp -r tools/. $(BUILD)/tools-arm64/
-	$(MAKE) -C $(BUILD)/tools-arm64/lib/ktrepl clean
-	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump clean
-	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-top clean
-	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-dump CC=$(CROSS_COMPILE_ARM64)gcc \
-		AR=$(CROSS_COMPILE_ARM64)ar KTREPL_SRC=$(CURDIR)
-	$(MAKE) -C $(BUILD)/tools-arm64/ktrepl-top CC=$(CROSS_COMPILE_ARM64)gcc \
-		AR=$(CROSS_COMPILE_ARM64)ar KTREPL_SRC=$(CURDIR)
+	$(MAKE) -C tools/ktrepl-dump OUTPUT=$(TOOLS_ARM64_OUT) \
+		CC=$(CROSS_COMPILE_ARM64)gcc AR=$(CROSS_COMPILE_ARM64)ar
+	$(MAKE) -C tools/ktrepl-top OUTPUT=$(TOOLS_ARM64_OUT) \
+		CC=$(CROSS_COMPILE_ARM64)gcc AR=$(CROSS_COMPILE_ARM64)ar
 
 crash-ext: tools
-	$(MAKE) -C crash-ext
+	$(MAKE) -C crash-ext OUTPUT=$(TOOLS_OUT)
 
 unit-check: tools
-	$(MAKE) -C tests/unit check
+	$(MAKE) -C tests/unit check OUTPUT=$(TOOLS_OUT)
 
 vm-check: kernel kernel-arm64 tools tools-arm64 crash-ext
 	tests/vm/run-all.sh
@@ -87,9 +85,9 @@ demo: deps
 	tests/vm/demo.sh
 
 install: all crash-ext
-	install -D -m 0755 tools/ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
-	install -D -m 0755 tools/ktrepl-top/ktrepl-top $(DESTDIR)$(PREFIX)/sbin/ktrepl-top
-	install -D -m 0644 crash-ext/ktrepl.so $(DESTDIR)/usr/lib/crash/extensions/ktrepl.so
+	install -D -m 0755 $(TOOLS_OUT)ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
+	install -D -m 0755 $(TOOLS_OUT)ktrepl-top/ktrepl-top $(DESTDIR)$(PREFIX)/sbin/ktrepl-top
+	install -D -m 0644 $(BUILD)/crash-ext/ktrepl.so $(DESTDIR)/usr/lib/crash/extensions/ktrepl.so
 	install -D -m 0644 $(BUILD)/kernel-x86_64/ktrepl.ko \
 		$(DESTDIR)/lib/modules/$(KABI)-cloud-amd64/extra/ktrepl.ko
 	@for m in docs/man/*.8; do [ -f "$$m" ] || continue; \
@@ -97,8 +95,3 @@ install: all crash-ext
 
 clean:
 	rm -rf $(BUILD)
-	$(MAKE) -C tools/lib/ktrepl clean
-	$(MAKE) -C tools/ktrepl-dump clean
-	$(MAKE) -C tools/ktrepl-top clean
-	$(MAKE) -C tests/unit clean
-	$(MAKE) -C crash-ext clean

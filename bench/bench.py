@@ -99,9 +99,11 @@ def native_model_cost():
     """The locality model on this host, where TCG does not blur it."""
     exe = os.path.join(ktvm.BUILD, "model_bench")
     lib = os.path.join(ktvm.ROOT, "tools", "lib", "ktrepl")
-    r = subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + lib, "-o", exe,
-                        os.path.join(HERE, "model_bench.c"),
-                        os.path.join(lib, "libktrepl.a"), "-lkdumpfile",
+    archive = os.path.join(ktvm.BUILD, "tools", "lib", "ktrepl", "libktrepl.a")
+    r = subprocess.run(["cc", "-O2", "-D_GNU_SOURCE", "-I" + lib,
+                        "-I" + os.path.join(ktvm.ROOT, "kernel", "include"),
+                        "-o", exe, os.path.join(HERE, "model_bench.c"),
+                        archive, "-lkdumpfile",
                         "-lelf", "-ldw"], capture_output=True, text=True)
     if r.returncode:
         return "? (build failed)"

@@ -44,14 +44,14 @@ int main(void)
 	numa.nr_nodes = 1;
 	numa.ranges = &all;
 	numa.nr_ranges = 1;
-	kt_arch_x86_64.configure(&loc.geo, "4level", &err);
+	kt_arch_x86_64.configure(&loc.geo, 4, 12, 48, &err);
 	loc.arch = &kt_arch_x86_64;
 	loc.numa = &numa;
 	loc.syms = &syms;
 	loc.core.start = kt_symtab_addr(&syms, "_stext");
 	loc.core.end = kt_symtab_addr(&syms, "_etext");
 	kt_loc_load_modules(&loc, "/proc/modules", &err);
-	strcpy(st.activation, "none");
+	st.activation = KT_ACT_NONE;
 	kt_loc_set_rule(&loc, &st, &err);
 	kt_loc_init(&loc);
 	for (i = 0; i < PAGES; i++) {

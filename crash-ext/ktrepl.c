@@ -85,7 +85,6 @@ struct session {
 static bool session_open(struct session *s)
 {
 	struct kt_err err;
-	uint64_t pa;
 
 	memset(s, 0, sizeof(*s));
 	kt_err_clear(&err);
@@ -94,17 +93,10 @@ static bool session_open(struct session *s)
 		error(INFO, "ktrepl: out of memory\n");
 		return false;
 	}
-	if (kt_state_find_descriptor(s->src, &pa, &err) ||
-	    kt_state_load_descriptor(&s->st, s->src, pa, &err)) {
-		error(INFO, "ktrepl: %s\n", err.msg);
-		kt_memsrc_close(s->src);
-		return false;
-	}
 	crash_symtab(&s->syms);
-	if (kt_target_init(&s->t, &s->st, s->src, &s->syms, &err)) {
+	if (kt_target_open_dump(&s->t, &s->st, s->src, &s->syms, &err)) {
 		error(INFO, "ktrepl: %s\n", err.msg);
 		kt_symtab_free(&s->syms);
-		kt_state_free(&s->st);
 		kt_memsrc_close(s->src);
 		return false;
 	}
@@ -246,7 +238,7 @@ static void panic_analysis(struct session *s)
 		fprintf(fp, ": the node is unknown to the descriptor\n");
 		return;
 	}
-	fprintf(fp, " (%s, runs on node %d's replica)\n", ns->role,
+	fprintf(fp, " (%s, runs on node %d's replica)\n", kt_role_name(ns->role),
 		ns->memory_node);
 	n = panic_addresses(addrs, KTREPL_MAX_ADDRS);
 	pd.d = calloc(KTREPL_MAX_RANGES, sizeof(*pd.d));

@@ -114,7 +114,7 @@ static void test_model(struct kt_memsrc *src)
 
 	memset(&loc, 0, sizeof(loc));
 	memset(&st, 0, sizeof(st));
-	tap_ok(!kt_arch_x86_64.configure(&loc.geo, "4level", &err),
+	tap_ok(!kt_arch_x86_64.configure(&loc.geo, 4, 12, 48, &err),
 	       "x86_64 4level geometry");
 	loc.arch = &kt_arch_x86_64;
 	loc.src = src;
@@ -127,7 +127,7 @@ static void test_model(struct kt_memsrc *src)
 	syms.nr = 3;
 	loc.syms = &syms;
 
-	strcpy(st.activation, "workload");
+	st.activation = KT_ACT_WORKLOAD;
 	st.master_root_pa = MASTER_ROOT;
 	st.tasks = &task;
 	st.nr_tasks = 1;
@@ -218,7 +218,7 @@ static void test_model(struct kt_memsrc *src)
 	       "a frame without samples records no share, not 0%%");
 
 	/* per-CPU activation: every CPU on its node's root */
-	strcpy(st.activation, "percpu");
+	st.activation = KT_ACT_PERCPU;
 	st.nr_nodes = 2;
 	st.nodes[0] = (struct kt_node_state){ .nid = 0, .root_pa = MASTER_ROOT };
 	st.nodes[1] = (struct kt_node_state){ .nid = 1, .root_pa = NODE1_ROOT };
@@ -231,7 +231,7 @@ static void test_model(struct kt_memsrc *src)
 	       "per-CPU rule: any task on node 1 fetches node 1's replica");
 
 	/* no replication: everything through the master */
-	strcpy(st.activation, "none");
+	st.activation = KT_ACT_NONE;
 	tap_ok(!kt_loc_set_rule(&loc, &st, &err) && loc.rule == KT_RULE_MASTER,
 	       "activation=none gives the master rule");
 	kt_loc_begin_frame(&loc);
@@ -360,7 +360,7 @@ static void test_plain_state(void)
 	tap_ok(src && !kt_state_load_plain(&st, src, &err) &&
 		       !strcmp(st.arch, "x86_64") && st.paging_levels == 5 &&
 		       st.master_root_pa == 0x2a0a000 + 0x100000 &&
-		       !strcmp(st.activation, "none"),
+		       st.activation == KT_ACT_NONE,
 	       "x86_64 without ktrepl: 5-level, root = init_top_pgt's PA (0x%llx)",
 	       (unsigned long long)st.master_root_pa);
 	kt_memsrc_close(src);

@@ -4,6 +4,7 @@
  * arm64 4K/16K/64K, and garbage that must not keep a walk busy.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static void test_x86(bool five)
 	int l, first, n = 0, ret;
 
 	memset(img, 0, IMG_SIZE);
-	tap_ok(!kt_arch_x86_64.configure(&geo, five ? "5level" : "4level", &err),
+	tap_ok(!kt_arch_x86_64.configure(&geo, five ? 5 : 4, 12, 0, &err),
 	       "x86_64 %s configures", five ? "5level" : "4level");
 	first = 0;
 	for (l = 0; l < (int)geo.levels - 2; l++)
@@ -90,9 +91,9 @@ static void test_x86(bool five)
 	unlink(path);
 }
 
-static void test_arm64(const char *variant, uint64_t va)
+static void test_arm64(unsigned int kb, unsigned int va_bits, uint64_t va)
 {
-	char path[] = "/tmp/ktrepl-pgt-XXXXXX";
+	char path[] = "/tmp/ktrepl-pgt-XXXXXX", variant[16];
 	struct kt_pt_geometry geo;
 	struct kt_memsrc *src;
 	struct kt_mapping m;
@@ -101,7 +102,10 @@ static void test_arm64(const char *variant, uint64_t va)
 	int l, ret;
 
 	memset(img, 0, IMG_SIZE);
-	ret = kt_arch_arm64.configure(&geo, variant, &err);
+	snprintf(variant, sizeof(variant), "%uk:%u", kb, va_bits);
+	/* levels 0: whatever the granule and VA bits make */
+	ret = kt_arch_arm64.configure(&geo, 0, __builtin_ctz(kb) + 10, va_bits,
+				      &err);
 	tap_ok(!ret, "arm64 %s configures (%u levels)", variant, geo.levels);
 	if (ret)
 		return;
@@ -140,7 +144,7 @@ static void test_garbage(void)
 	int ret, n = 0;
 
 	memset(img, 0, IMG_SIZE);
-	kt_arch_x86_64.configure(&geo, "4level", &err);
+	kt_arch_x86_64.configure(&geo, 4, 12, 48, &err);
 	for (i = 0; i < 512; i++)
 		put(0x1000 + 8 * i, 0x1000 | 0x63);	/* cycle to itself */
 	put(0x2000, 0x000ff00000001063ull);		/* beyond the image */
@@ -174,21 +178,21 @@ static void test_classify(void)
 	static const uint8_t a64_nop[] = { 0x1f, 0x20, 0x03, 0xd5 };
 	static const uint8_t a64_bl[] = { 0x10, 0x00, 0x00, 0x94 };
 
-	tap_ok(!strcmp(kt_classify("x86_64", nop5, call, 5, "vfs_read+0x0"), "ftrace"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop5, call, 5, "vfs_read+0x0"), "ftrace"),
 	       "nop5 -> call at entry is ftrace");
-	tap_ok(!strcmp(kt_classify("x86_64", nop5, call, 5, "__schedule+0x4f3"), "call"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop5, call, 5, "__schedule+0x4f3"), "call"),
 	       "nop5 -> call inside a function is a call site, not ftrace");
-	tap_ok(!strcmp(kt_classify("x86_64", nop5, jmp, 5, "f+0x10"), "jump_label"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop5, jmp, 5, "f+0x10"), "jump_label"),
 	       "nop5 -> jmp is a jump label");
-	tap_ok(!strcmp(kt_classify("x86_64", nop2, jmp2, 2, "f+0x10"), "jump_label"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop2, jmp2, 2, "f+0x10"), "jump_label"),
 	       "2-byte nop -> jmp is a jump label");
-	tap_ok(!strcmp(kt_classify("x86_64", push, int3, 1, "f+0x0"), "kprobe"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, push, int3, 1, "f+0x0"), "kprobe"),
 	       "int3 is a kprobe");
-	tap_ok(!strcmp(kt_classify("x86_64", call, jmp, 5, "__SCT__foo+0x0"), "static_call"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, call, jmp, 5, "__SCT__foo+0x0"), "static_call"),
 	       "a static call trampoline is a static call");
-	tap_ok(!strcmp(kt_classify("x86_64", push, nop2, 1, "f+0x7"), "unknown"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, push, nop2, 1, "f+0x7"), "unknown"),
 	       "anything else is unknown (corruption)");
-	tap_ok(!strcmp(kt_classify("arm64", a64_nop, a64_bl, 4, "f+0x4"), "ftrace"),
+	tap_ok(!strcmp(kt_classify(&kt_arch_arm64, a64_nop, a64_bl, 4, "f+0x4"), "ftrace"),
 	       "arm64 nop -> bl is ftrace");
 }
 
@@ -200,11 +204,11 @@ int main(void)
 	tap_header();
 	test_x86(false);
 	test_x86(true);
-	test_arm64("4k:48", 0xffff800008010000ull);
-	test_arm64("4k:39", 0xffffffc008010000ull);
-	test_arm64("16k:47", 0xffff800008010000ull);
-	test_arm64("64k:42", 0xfffffc0008010000ull);
-	test_arm64("64k:52", 0xfff0000008010000ull);
+	test_arm64(4, 48, 0xffff800008010000ull);
+	test_arm64(4, 39, 0xffffffc008010000ull);
+	test_arm64(16, 47, 0xffff800008010000ull);
+	test_arm64(64, 42, 0xfffffc0008010000ull);
+	test_arm64(64, 52, 0xfff0000008010000ull);
 	test_garbage();
 	test_classify();
 	free(img);

@@ -35,7 +35,7 @@ plines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-panic.sh"),
 if error:
     sys.exit(f"demo: the panic guest failed: {error}")
 print(plines[-1].split("] ", 1)[-1])
-ext = os.path.join(ktvm.ROOT, "crash-ext", "ktrepl.so")
+ext = ktvm.CRASH_EXT
 print(f"\n$ crash -s vmlinux vmcore\ncrash> extend {ext}\ncrash> ktrepl -p",
       flush=True)
 r = subprocess.run(["crash", "-s", ktvm.debug_vmlinux(), core],

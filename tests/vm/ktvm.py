@@ -480,4 +480,20 @@ def elf_phys_offset(path, pa):
 
 
 def tool(name):
-    return os.path.join(ROOT, "tools", name, name)
+    """A native tool as `make tools` builds it (OUTPUT=build/tools/)."""
+    return os.path.join(BUILD, "tools", name, name)
+
+
+# the crash extension as `make crash-ext` builds it
+CRASH_EXT = os.path.join(BUILD, "crash-ext", "ktrepl.so")
+
+
+def records(lines, tag):
+    """The guest's @@tag@@ records, tag stripped."""
+    pre = f"@@{tag}@@ "
+    return [line[len(pre):] for line in lines if line.startswith(pre)]
+
+
+def kv(line):
+    """A key=value record as a dict (values stay strings)."""
+    return dict(f.split("=", 1) for f in line.split() if "=" in f)

@@ -64,7 +64,7 @@ for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
            "the page the guest read", r.stderr)
 
 vmlinux = ktvm.debug_vmlinux()
-ext = os.path.join(ktvm.ROOT, "crash-ext", "ktrepl.so")
+ext = ktvm.CRASH_EXT
 r = subprocess.run(["crash", "-s", vmlinux, elf_core],
                    input=f"extend {ext}\nktrepl\nktrepl -p\nsys\nquit\n",
                    capture_output=True, text=True, timeout=300)

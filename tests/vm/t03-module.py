@@ -23,20 +23,11 @@ def guest(script, arch="x86_64", topo="2x2", cpu=None, timeout=300,
                           tools=tools, name=name, cpu=cpu, timeout=timeout)
 
 
-def records(lines, tag):
-    pre = f"@@{tag}@@ "
-    return [line[len(pre):] for line in lines if line.startswith(pre)]
-
-
-def kv(line):
-    return dict(f.split("=", 1) for f in line.split() if "=" in f)
-
-
 # load: on every topology, and with 5-level paging (-cpu max has LA57)
 for topo, cpu in (("2x2", None), ("4x1", None), ("2x2+memless", None),
                   ("2x2", "max")):
     lines = guest("module-load.sh", topo=topo, cpu=cpu)
-    summ = [kv(r) for r in records(lines, "summary")]
+    summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
     if summ:
         levels = summ[0].get("paging_levels")
         want = "5" if cpu == "max" else "4"
@@ -53,9 +44,9 @@ for topo, cpu in (("2x2", None), ("4x1", None), ("2x2+memless", None),
 # patching with and without propagation
 lines = guest("module-patch.sh", timeout=500)
 diff = None
-for r in records(lines, "jl_diff"):
+for r in ktvm.records(lines, "jl_diff"):
     diff = json.loads(r)
-patch_recs = [kv(r) for r in records(lines, "jl_patches")
+patch_recs = [ktvm.kv(r) for r in ktvm.records(lines, "jl_patches")
               if r.startswith("seq=")]
 missed = [(int(p["va"], 16), int(p["len"])) for p in patch_recs
           if p.get("propagated") == "0"]
@@ -78,13 +69,13 @@ tap.ok(len(missed) > 0 and not unseen,
 
 # the workload and the activation proof
 lines = guest("module-workload.sh")
-pgds = [kv(r) for r in records(lines, "pgds") if r.startswith("node=")]
-summ = [kv(r) for r in records(lines, "summary")]
+pgds = [ktvm.kv(r) for r in ktvm.records(lines, "pgds") if r.startswith("node=")]
+summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
 roots = {int(p["node"]): p["root_pa"] for p in pgds}
 master_root = summ[0]["master_root_pa"] if summ else None
 replica_nodes = [int(s["node"]) for s in summ if s.get("role") == "replica"]
-t1 = {t["pid"]: t for t in map(kv, records(lines, "tasks1"))}
-t2 = {t["pid"]: t for t in map(kv, records(lines, "tasks2"))}
+t1 = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks1"))}
+t2 = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks2"))}
 tap.ok(len(t1) == len(roots) and len(t2) == len(roots),
        f"one workload thread per node ({len(t1)})")
 for pid, t in t2.items():
@@ -105,8 +96,8 @@ for pid, t in t2.items():
            f"{cpus})")
 rep = next((int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
                                       for x in lines) if m), None)
-t3 = [kv(r) for r in records(lines, "tasks3")]
-wl = [kv(r) for r in records(lines, "workload")]
+t3 = [ktvm.kv(r) for r in ktvm.records(lines, "tasks3")]
+wl = [ktvm.kv(r) for r in ktvm.records(lines, "workload")]
 for t in t3:
     node = int(t["node"])
     want = "42" if node == rep else "1024"
@@ -116,8 +107,8 @@ for t in t3:
            f"(want {want})")
 tap.ok(wl and wl[0].get("master_probe") == "1024",
        "a master context still computes int_sqrt(2^20) = 1024")
-tm = [kv(r) for r in records(lines, "tasks_master")]
-wm = [kv(r) for r in records(lines, "workload_master")]
+tm = [ktvm.kv(r) for r in ktvm.records(lines, "tasks_master")]
+wm = [ktvm.kv(r) for r in ktvm.records(lines, "workload_master")]
 tap.ok(wm and wm[0].get("running") == "1" and wm[0].get("tables") == "master",
        f"workload reports running=1 tables=master ({wm})")
 tap.ok(len(tm) == len(roots) and all(
@@ -129,8 +120,8 @@ tap.ok(len(tm) == len(roots) and all(
 # Exactness of the sample-resolution rule: whenever a CPU is interrupted,
 # it is on a node's (non-master) root only if a worker is its current task.
 workers = {t["pid"]: t["expected_root_pa"]
-           for t in map(kv, records(lines, "rule_tasks"))}
-snaps = [kv(r) for r in records(lines, "rule") if r.startswith("cpu=")]
+           for t in map(kv, ktvm.records(lines, "rule_tasks"))}
+snaps = [ktvm.kv(r) for r in ktvm.records(lines, "rule") if r.startswith("cpu=")]
 bad = [s for s in snaps
        if (s["current_pid"] in workers and
            s["loaded_root_pa"] != workers[s["current_pid"]]) or

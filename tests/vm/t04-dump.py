@@ -19,15 +19,6 @@ DUMP = ktvm.tool("ktrepl-dump")
 VMLINUX = ktvm.debug_vmlinux()
 
 
-def records(lines, tag):
-    pre = f"@@{tag}@@ "
-    return [x[len(pre):] for x in lines if x.startswith(pre)]
-
-
-def kv(line):
-    return dict(f.split("=", 1) for f in line.split() if "=" in f)
-
-
 def run(*args, env=None):
     r = subprocess.run([DUMP, *args], capture_output=True, text=True,
                        env=env, timeout=600)
@@ -52,7 +43,7 @@ if error:
     tap.done()
 tap.fold_guest("[x86_64 2x2]", lines)
 
-summ = [kv(r) for r in records(lines, "summary")]
+summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
 rep = next(int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
                                       for x in lines) if m)
 edges = next(x.split()[1:] for x in lines if x.startswith("EDGES "))
@@ -61,9 +52,9 @@ ts, te, rs, re_ = (int(v, 16) for v in edges)
 # walk against the kernel's own answer (pgtables/nodeN), every mapping
 for node in sorted({int(s["node"]) for s in summ if "node" in s and
                     "role" in s}):
-    walk = json.loads("".join(records(lines, f"walk{node}")))["mappings"]
+    walk = json.loads("".join(ktvm.records(lines, f"walk{node}")))["mappings"]
     mine = {int(m["va"], 16): m for m in walk if m["present"]}
-    pgt = [kv(r) for r in records(lines, f"pgt{node}")]
+    pgt = [ktvm.kv(r) for r in ktvm.records(lines, f"pgt{node}")]
     bad = []
     for p in pgt:
         m = mine.get(int(p["va"], 16))
@@ -75,7 +66,7 @@ for node in sorted({int(s["node"]) for s in summ if "node" in s and
     tap.ok(pgt and not bad, f"walk of node {node} agrees with the kernel's "
            f"pgtables/node{node} on all {len(pgt)} mappings", bad[:5])
 
-live = json.loads("".join(records(lines, "verify")))
+live = json.loads("".join(ktvm.records(lines, "verify")))
 viol = [v for v in live["violations"] if v["check"] == "bytes"]
 tap.ok(len(viol) == 5 and live["violation_count"] == 5,
        f"live verify reports exactly the 5 injected flips "
@@ -92,11 +83,11 @@ for what, va in (("first byte of text", ts), ("last byte of text", te - 1),
 vr = [v for v in viol if v["sym"] == "vfs_read+0x3"]
 tap.ok(len(vr) == 1 and vr[0]["node"] == rep,
        "verify names vfs_read+0x3 on the replica node")
-text = records(lines, "verify_text")
+text = ktvm.records(lines, "verify_text")
 tap.ok(any(f"bytes: node {rep} " in x and "vfs_read+0x3" in x for x in text)
        and any("DIVERGED: 5 violations" in x for x in text),
        "plain output has one line per violation and a summary")
-taplines = records(lines, "tap")
+taplines = ktvm.records(lines, "tap")
 tap.ok(any(x.startswith("not ok 1 - bytes (5 violations)") for x in taplines)
        and any(x.startswith("ok 2 - locality") for x in taplines),
        "--tap reports the bytes check failing and the rest passing")
@@ -121,7 +112,7 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core),
                for v in off.get("violations", [])),
            f"vmcore ({fmt}) names vfs_read+0x3 from the vmlinux's symbols")
     rc, out, err = run("-j", "--vmcore", core, "walk", "--node", str(rep))
-    lw = json.loads("".join(records(lines, "live_walk")))["mappings"]
+    lw = json.loads("".join(ktvm.records(lines, "live_walk")))["mappings"]
     vw = json.loads(out)["mappings"] if rc == 0 else []
     tap.ok(rc == 0 and list(map(mapping_key, vw)) ==
            list(map(mapping_key, lw)),
@@ -156,7 +147,7 @@ slide = vd["ELF"].get("kaslr_slide", 0)
 nm = subprocess.run(["nm", VMLINUX], capture_output=True, text=True).stdout
 isqrt = next((int(x.split()[0], 16) for x in nm.splitlines()
               if x.endswith(" int_sqrt")), 0) + slide
-summ0 = next((kv(x) for x in records(lines, "summary")
+summ0 = next((ktvm.kv(x) for x in ktvm.records(lines, "summary")
               if x.startswith("abi=")), {})
 master = summ0.get("master_node", "0")
 rc, out, err = run("-j", "--vmcore", elf_core, "walk", "--node", master,
@@ -230,7 +221,7 @@ tap.ok(rc == 1 and any(n == prep and sym in ("int_sqrt+0x0", "int_sqrt+0x1")
        "(not a patch site)", f"{rc} {names} {err}")
 
 # crash> ktrepl on the same dumps, through the same library
-EXT = os.path.join(ktvm.ROOT, "crash-ext", "ktrepl.so")
+EXT = ktvm.CRASH_EXT
 
 
 def crash(core, *cmds):
@@ -307,7 +298,7 @@ a64_core = os.path.join(tmp, "arm64.elf")
 alines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-arm64.sh"),
                                 [(a64_core, "elf")], arch="arm64",
                                 tools=ktvm.arm64_tools())
-alive = json.loads("".join(records(alines, "verify")) or "{}")
+alive = json.loads("".join(ktvm.records(alines, "verify")) or "{}")
 rc, out, err = run("-j", "--vmcore", a64_core, "verify")
 aoff = json.loads(out) if out.startswith("{") else {}
 akey = lambda v: (v["check"], v["node"], v["va"], v["len"], v["master"],

@@ -18,23 +18,14 @@ tap = ktvm.Tap()
 TOOLS = [ktvm.tool("ktrepl-dump"), ktvm.tool("ktrepl-top")]
 
 
-def records(lines, tag):
-    pre = f"@@{tag}@@ "
-    return [line[len(pre):] for line in lines if line.startswith(pre)]
-
-
 def frames(lines, tag):
     out = []
-    for r in records(lines, tag):
+    for r in ktvm.records(lines, tag):
         try:
             out.append(json.loads(r))
         except ValueError:
             tap.diag(f"not JSON: {r[:200]}")
     return out
-
-
-def kv(line):
-    return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
 def nodes_of(frame):
@@ -91,8 +82,8 @@ for f in wl:
                f"frame {f['frame']}: node {nid} with replication: "
                f"{pct(n):.1f}% local, core text {pct(n['core']):.1f}% "
                f"({n['samples']} samples)")
-tb = {t["pid"]: t for t in map(kv, records(lines, "tasks_before"))}
-ta = {t["pid"]: t for t in map(kv, records(lines, "tasks_after"))}
+tb = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks_before"))}
+ta = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks_after"))}
 tap.ok(tb and tb.keys() == ta.keys() and all(
     t["probe"] == "1024" and
     int(t["iterations"]) > int(tb[p]["iterations"]) for p, t in ta.items()),
@@ -111,7 +102,7 @@ for f in ms:
         tap.ok(n["samples"] >= 200 and 0 <= pct(n) <= 5,
                f"frame {f['frame']}: node {nid} on the master's tables "
                f"fetches {100 - pct(n):.1f}% remotely")
-tm = [kv(r) for r in records(lines, "tasks_master")]
+tm = [ktvm.kv(r) for r in ktvm.records(lines, "tasks_master")]
 tap.ok(tm and all(t["tables"] == "master" for t in tm),
        "the workers report tables=master")
 
@@ -135,7 +126,7 @@ lines = ktvm.run_guest(tap, "x86_64", "2x2+memless",
                        os.path.join(HERE, "guest", "top-memless.sh"),
                        tools=TOOLS, name="[top x86_64 2x2+memless]",
                        timeout=300)
-summ = {int(r["node"]): r for r in map(kv, records(lines, "summary"))
+summ = {int(r["node"]): r for r in map(kv, ktvm.records(lines, "summary"))
         if "node" in r}
 memless = [n for n, r in summ.items() if r.get("has_memory") == "0"]
 ml = frames(lines, "memless")
@@ -215,7 +206,7 @@ else:
                            name="[top-tui x86_64 2x2]", timeout=300)
 
     def screen(tag):
-        return "\n".join(records(lines, tag))
+        return "\n".join(ktvm.records(lines, tag))
 
     s = screen("nodes")
     rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)",

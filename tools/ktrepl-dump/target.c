@@ -138,7 +138,6 @@ static int finish_open(struct dump_target *dt)
 static int open_offline(struct dump_target *dt)
 {
 	struct kt_err err;
-	uint64_t pa;
 	int ret;
 
 	kt_err_clear(&err);
@@ -147,21 +146,15 @@ static int open_offline(struct dump_target *dt)
 		return ret;
 	ret = dump_check_vmlinux(dt, &err);
 	if (!ret)
-		ret = kt_state_find_descriptor(dt->src, &pa, &err);
-	if (!ret)
-		ret = kt_state_load_descriptor(&dt->st, dt->src, pa, &err);
+		ret = kt_target_open_dump(&dt->t, &dt->st, dt->src, NULL, &err);
 	if (ret) {
 		kt_memsrc_close(dt->src);
 		dt->src = NULL;
 		return dump_fail(&err);
 	}
-	if (!strcmp(dt->st.activation, "none")) {
-		dump_target_close(dt);
-		kt_err_set(&err, ENOENT,
-			   "nothing is replicated in this dump: one memory node");
-		return dump_fail(&err);
-	}
-	return finish_open(dt);
+	dt->t.load_syms = lazy_symbols;
+	dt->t.load_arg = dt;
+	return 0;
 }
 
 int dump_target_open(struct dump_target *dt)
@@ -182,7 +175,7 @@ int dump_target_open(struct dump_target *dt)
 	ret = kt_state_load_debugfs(&dt->st, dump.debugfs_dir, &err);
 	if (ret)
 		return dump_fail(&err);
-	if (!strcmp(dt->st.activation, "none")) {
+	if (dt->st.activation == KT_ACT_NONE) {
 		kt_state_free(&dt->st);
 		kt_err_set(&err, ENOENT,
 			   "nothing is replicated on this kernel: it has one memory node");

@@ -17,7 +17,7 @@ static void print_header_plain(const struct top *top)
 		top_format_bytes(top_replica_overhead(top), overhead,
 				 sizeof(overhead));
 	printf("ktrepl-top frame %ld: activation=%s nodes=%d master_node=%d replica_overhead/node=%s patches=%" PRIu64 " missed=%" PRIu64 "\n",
-	       top->frame, top->st.activation, nodes, top->st.master_node,
+	       top->frame, kt_activation_name(top->st.activation), nodes, top->st.master_node,
 	       overhead, top->st.patches, top->st.patches_missed);
 	printf("event=%s rate=%uHz interval=%.2fs samples=%" PRIu64 " idle=%" PRIu64 " not_text=%" PRIu64 " on_node_tables=%" PRIu64 " lost=%" PRIu64 "\n",
 	       kt_sampler_event(top->sampler), top->opts.rate_hz,
@@ -136,7 +136,8 @@ static void print_frame_json(const struct top *top)
 	jsonw_uint_field(jw, "version", KT_JSON_VERSION);
 	jsonw_int_field(jw, "frame", top->frame);
 	jsonw_float_field(jw, "interval_s", top->frame_ns / 1e9);
-	jsonw_string_field(jw, "activation", top->st.activation);
+	jsonw_string_field(jw, "activation",
+			   kt_activation_name(top->st.activation));
 	jsonw_bool_field(jw, "module", top->have_module);
 	jsonw_int_field(jw, "master_node", top->st.master_node);
 	jsonw_uint_field(jw, "overhead_bytes", top->st.overhead);

@@ -75,7 +75,7 @@ static void find_master_node(struct top *top)
 
 int top_open(struct top *top, struct kt_err *err)
 {
-	char variant[32];
+	struct kt_target target;
 	int cpus[KT_NUMA_MAX_CPUS], nr = 0, i, ret;
 
 	if (geteuid() != 0 && !getenv("KTREPL_NO_ROOT_CHECK"))
@@ -98,14 +98,12 @@ int top_open(struct top *top, struct kt_err *err)
 	ret = open_state(top, err);
 	if (ret)
 		return ret;
-	top->loc.arch = kt_arch_find(top->st.arch);
-	if (!top->loc.arch)
-		return kt_err_set(err, ENOTSUP, "architecture '%s' is not supported",
-				  top->st.arch);
-	kt_state_paging_variant(&top->st, variant, sizeof(variant));
-	ret = top->loc.arch->configure(&top->loc.geo, variant, err);
+	/* the one place a state becomes an arch and a geometry */
+	ret = kt_target_init(&target, &top->st, top->src, NULL, err);
 	if (ret)
 		return ret;
+	top->loc.arch = target.arch;
+	top->loc.geo = target.geo;
 	top->loc.src = top->src;
 	top->loc.numa = &top->numa;
 	ret = open_symbols(top, err);
@@ -256,12 +254,12 @@ int top_end_frame(struct top *top, struct kt_err *err)
 			snprintf(top->refresh_error, sizeof(top->refresh_error),
 				 "%s", rerr.msg);
 			top->st.nr_tasks = 0;
-			strcpy(top->st.activation, "gone");
+			top->st.activation = KT_ACT_GONE;
 			top->have_module = false;
 		}
 	} else {
 		attach_module(top);
-		if (!top->have_module && !strcmp(top->st.activation, "gone") &&
+		if (!top->have_module && top->st.activation == KT_ACT_GONE &&
 		    !top->refresh_error[0])
 			snprintf(top->refresh_error, sizeof(top->refresh_error),
 				 "ktrepl.ko was unloaded: every CPU is on the master's tables");

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "locality.h"
 #include "numa.h"
 #include "output.h"

@@ -48,7 +48,7 @@ static void draw_header(const struct top *top, const struct tui *ui)
 		top_format_bytes(top_replica_overhead(top), overhead,
 				 sizeof(overhead));
 	mvprintw(0, 0, "ktrepl-top  replication=%s  nodes=%d  master=%d  replica/node=%s  patches=%" PRIu64 " (missed %" PRIu64 ")",
-		 top->have_module ? top->st.activation : "none (no ktrepl)",
+		 top->have_module ? kt_activation_name(top->st.activation) : "none (no ktrepl)",
 		 top->numa.nr_nodes, top->st.master_node, overhead,
 		 top->st.patches, top->st.patches_missed);
 	mvprintw(1, 0, "%s @%uHz  delay %.1fs  frame %ld  samples %" PRIu64 "  idle %" PRIu64 "  lost %" PRIu64,

@@ -166,7 +166,7 @@ uint64_t top_replica_overhead(const struct top *top)
 	int i, replicas = 0;
 
 	for (i = 0; i < top->st.nr_nodes; i++) {
-		if (strcmp(top->st.nodes[i].role, "replica"))
+		if (top->st.nodes[i].role != KT_ROLE_REPLICA)
 			continue;
 		sum += top->st.nodes[i].overhead;
 		replicas++;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "insn.h"
 #include "pgtable.h"
 
 #define ARM64_VALID (1ULL << 0)
@@ -14,15 +15,15 @@
 #define ARM64_PXN (1ULL << 53)
 #define ARM64_OA_HI_MASK 0x0000f000ULL	/* 64K + 52-bit PA: PA[51:48] */
 
-static int arm64_configure(struct kt_pt_geometry *geo, const char *variant,
+static int arm64_configure(struct kt_pt_geometry *geo, unsigned int levels,
+			   unsigned int page_shift, unsigned int va_bits,
 			   struct kt_err *err)
 {
-	unsigned int granule_kb = 4, va_bits = 48, g, stride, l, left;
+	unsigned int granule_kb = page_shift ? (1U << page_shift) >> 10 : 4;
+	unsigned int g, stride, l, left;
 
-	if (variant && sscanf(variant, "%uk:%u", &granule_kb, &va_bits) != 2)
-		return kt_err_set(err, EINVAL,
-				  "arm64 paging '%s': want GRANULEk:VA_BITS, e.g. 4k:48",
-				  variant);
+	if (!va_bits)
+		va_bits = 48;
 	switch (granule_kb) {
 	case 4:
 		g = 12;
@@ -44,6 +45,10 @@ static int arm64_configure(struct kt_pt_geometry *geo, const char *variant,
 	geo->levels = (va_bits - g + stride - 1) / stride;
 	if (geo->levels > KT_MAX_LEVELS)
 		return kt_err_set(err, EINVAL, "arm64: too many levels");
+	if (levels && levels != geo->levels)
+		return kt_err_set(err, EINVAL,
+				  "arm64 %uK pages and %u VA bits take %u levels, not %u",
+				  granule_kb, va_bits, geo->levels, levels);
 	left = va_bits;
 	for (l = geo->levels; l-- > 0;) {
 		unsigned int shift = g + stride * (geo->levels - 1 - l);
@@ -103,4 +108,7 @@ const struct kt_arch kt_arch_arm64 = {
 	.next_pa = arm64_next_pa,
 	.decode_leaf = arm64_decode_leaf,
 	.level_names = arm64_level_names,
+	.insn_align = 4,
+	.classify = kt_arm64_classify,
+	.site_len = kt_arm64_site_len,
 };

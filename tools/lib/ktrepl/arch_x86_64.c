@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "insn.h"
 #include "pgtable.h"
 
 #define X86_PRESENT (1ULL << 0)
@@ -15,27 +16,32 @@
 /* bits 12..51; SME's encryption bit, if any, sits above and is masked */
 #define X86_ADDR_MASK 0x000ffffffffff000ULL
 
-static int x86_configure(struct kt_pt_geometry *geo, const char *variant,
+static int x86_configure(struct kt_pt_geometry *geo, unsigned int levels,
+			 unsigned int page_shift, unsigned int va_bits,
 			 struct kt_err *err)
 {
 	static const unsigned int shifts[] = { 48, 39, 30, 21, 12 };
 	unsigned int skip, l;
 
-	if (!variant || !strcmp(variant, "4level"))
-		skip = 1;
-	else if (!strcmp(variant, "5level"))
-		skip = 0;
-	else
+	if (levels != 4 && levels != 5)
 		return kt_err_set(err, EINVAL,
-				  "x86_64 paging '%s': want 4level or 5level",
-				  variant);
-	geo->levels = 5 - skip;
+				  "x86_64 paging with %u levels: want 4 or 5",
+				  levels);
+	if (page_shift && page_shift != 12)
+		return kt_err_set(err, EINVAL, "x86_64 base pages of 2^%u bytes",
+				  page_shift);
+	skip = 5 - levels;
+	geo->levels = levels;
 	for (l = 0; l < geo->levels; l++) {
 		geo->shift[l] = shifts[l + skip];
 		geo->bits[l] = 9;
 	}
 	geo->page_shift = 12;
 	geo->va_bits = geo->shift[0] + 9;
+	if (va_bits && va_bits != geo->va_bits)
+		return kt_err_set(err, EINVAL,
+				  "x86_64 %u-level paging has %u VA bits, not %u",
+				  levels, geo->va_bits, va_bits);
 	geo->kernel_first = 256;
 	return 0;
 }
@@ -82,4 +88,10 @@ const struct kt_arch kt_arch_x86_64 = {
 	.next_pa = x86_next_pa,
 	.decode_leaf = x86_decode_leaf,
 	.level_names = x86_level_names,
+	.insn_align = 1,
+	.classify = kt_x86_classify,
+	.site_len = kt_x86_site_len,
+	.insn_backup = kt_x86_insn_backup,
+	.branch_len = kt_x86_branch_len,
+	.site_bytes_valid = kt_x86_site_bytes_valid,
 };

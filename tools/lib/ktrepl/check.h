@@ -27,9 +27,18 @@ struct kt_target {
 	void *load_arg;
 };
 
+/* arch and paging geometry from the state, built once */
 int kt_target_init(struct kt_target *t, struct kt_state *st,
 		   struct kt_memsrc *src, struct kt_symtab *syms,
 		   struct kt_err *err);
+/*
+ * A dump (or crash's memory) as a target: find and load its descriptor
+ * into st, refuse a dump with nothing replicated, then kt_target_init.
+ * On error st holds nothing to free.
+ */
+int kt_target_open_dump(struct kt_target *t, struct kt_state *st,
+			struct kt_memsrc *src, struct kt_symtab *syms,
+			struct kt_err *err);
 
 /* bytes of the master's text or rodata at va, through its extents */
 int kt_read_master(struct kt_target *t, uint64_t va, void *buf,
@@ -93,9 +102,6 @@ int kt_diff_vmlinux_run(struct kt_target *t, const struct kt_vmlinux *v,
 			bool all, kt_diff_fn fn, void *arg,
 			struct kt_vdiff_stats *stats, struct kt_err *err);
 
-/* Patch-site kind from the bytes on both sides, or "unknown". */
-const char *kt_classify(const char *arch, const uint8_t *master,
-			const uint8_t *replica, uint64_t len, const char *sym);
 
 enum kt_violation_kind {
 	KT_V_BYTES,		/* replica bytes differ */

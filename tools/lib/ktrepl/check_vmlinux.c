@@ -85,7 +85,9 @@ static int flush(struct vdiff_run *vr, struct kt_err *err)
 		vr->t->load_syms = NULL;
 	}
 	kt_symtab_format(vr->t->syms, d.va, d.sym, sizeof(d.sym));
-	if (vr->site && kt_site_bytes_valid(vr->site, d.master)) {
+	if (vr->site && vr->t->arch->site_bytes_valid &&
+	    vr->t->arch->site_bytes_valid(vr->site->kind, vr->site->len,
+					   d.master)) {
 		d.kind = kt_site_names[vr->site->kind];
 		expected = true;
 	} else if (vr->site) {
@@ -99,7 +101,7 @@ static int flush(struct vdiff_run *vr, struct kt_err *err)
 		expected = true;
 	} else {
 		/* runtime patching outside the tables: a kprobe's int3 */
-		d.kind = kt_classify(vr->t->st->arch, d.master, d.replica, len,
+		d.kind = kt_classify(vr->t->arch, d.master, d.replica, len,
 				     vr->t->syms ? d.sym : NULL);
 		expected = strcmp(d.kind, "unknown") != 0;
 	}

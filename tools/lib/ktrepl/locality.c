@@ -45,7 +45,7 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 	int n;
 
 	loc->master_root_pa = st->master_root_pa;
-	if (!strcmp(st->activation, "percpu")) {
+	if (st->activation == KT_ACT_PERCPU) {
 		loc->rule = KT_RULE_PERCPU;
 		for (n = 0; n < KT_NUMA_MAX_NODES; n++)
 			loc->node_root_pa[n] = st->master_root_pa;
@@ -55,7 +55,7 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 			    st->nodes[i].root_pa)
 				loc->node_root_pa[st->nodes[i].nid] =
 					st->nodes[i].root_pa;
-	} else if (!strcmp(st->activation, "workload")) {
+	} else if (st->activation == KT_ACT_WORKLOAD) {
 		loc->rule = KT_RULE_WORKLOAD;
 	} else {
 		loc->rule = KT_RULE_MASTER;

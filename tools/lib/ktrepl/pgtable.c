@@ -18,6 +18,19 @@ const struct kt_arch *kt_arch_find(const char *name)
 	return NULL;
 }
 
+const char *kt_classify(const struct kt_arch *arch, const uint8_t *master,
+			const uint8_t *replica, uint64_t len, const char *sym)
+{
+	const char *kind = NULL;
+
+	/* a static_call trampoline is named after its key on every arch */
+	if (sym && !strncmp(sym, "__SCT__", 7))
+		return "static_call";
+	if (arch->classify)
+		kind = arch->classify(master, replica, len, sym);
+	return kind ? kind : "unknown";
+}
+
 static unsigned int index_of(const struct kt_pt_geometry *geo, uint64_t va,
 			     int level)
 {

@@ -10,7 +10,7 @@
 
 #define KT_MAX_LEVELS 5
 
-/* How a given kernel lays out its tables; filled by kt_arch->configure. */
+/* How a given kernel lays out its tables; built once by kt_arch->configure. */
 struct kt_pt_geometry {
 	unsigned int levels;
 	unsigned int shift[KT_MAX_LEVELS];	/* top level first */
@@ -37,14 +37,32 @@ struct kt_mapping {
 };
 
 /*
- * One per architecture, like libdrgn's architecture info: geometry and
- * entry decoding only. No I/O happens here; the walker reads tables
- * through a memory source.
+ * Where the kernel rewrites its own text on purpose: the patch-site
+ * tables it walks at boot and at runtime (see vmlinux_text.h).
+ */
+enum kt_site_kind {
+	KT_SITE_ALTERNATIVE,
+	KT_SITE_RETPOLINE,
+	KT_SITE_RETURN_THUNK,
+	KT_SITE_PARAVIRT,
+	KT_SITE_FTRACE,
+	KT_SITE_JUMP_LABEL,
+	KT_SITE_STATIC_CALL,
+	KT_SITE_LOCK_PREFIX,
+	KT_SITE_NR,
+};
+
+/*
+ * One per architecture, like libdrgn's architecture info: every fact
+ * about the architecture lives here, paging and instructions alike. No
+ * I/O happens here; the walker reads tables through a memory source. A
+ * NULL hook means the architecture does not need it or is not supported.
  */
 struct kt_arch {
 	const char *name;
-	/* variant: "4level"/"5level" on x86_64, "4k:48" style on arm64 */
-	int (*configure)(struct kt_pt_geometry *geo, const char *variant,
+	/* geometry of a kernel with these paging facts (from its state) */
+	int (*configure)(struct kt_pt_geometry *geo, unsigned int levels,
+			 unsigned int page_shift, unsigned int va_bits,
 			 struct kt_err *err);
 	bool (*present)(uint64_t e);
 	bool (*leaf)(const struct kt_pt_geometry *geo, uint64_t e, int level);
@@ -54,12 +72,47 @@ struct kt_arch {
 			    int level, struct kt_mapping *m);
 	/* ptdump-like names of the levels, top first for 5 levels */
 	const char *const *level_names;
+
+	/* instructions start at multiples of this (1: variable length) */
+	unsigned int insn_align;
+	/*
+	 * Which patch-site kind turns master bytes m into r (len bytes; sym
+	 * names the first byte, or is NULL); NULL when none does.
+	 */
+	const char *(*classify)(const uint8_t *m, const uint8_t *r,
+				uint64_t len, const char *sym);
+	/*
+	 * The length of a patch site starting at a differing byte, when m
+	 * and r (left bytes each) are a known instruction pair; 0: unknown.
+	 */
+	unsigned int (*site_len)(const uint8_t *m, const uint8_t *r,
+				 uint64_t left);
+	/*
+	 * A range of len differing bytes may start inside an instruction
+	 * whose first bytes both sides share (a call's target): given the
+	 * 4 bytes before it on each side, how far back the instruction
+	 * starts (0: it starts at the range).
+	 */
+	unsigned int (*insn_backup)(const uint8_t *m_before,
+				    const uint8_t *r_before, uint64_t len);
+	/* the length of the jump, call or NOP at b (2 bytes readable) */
+	unsigned int (*branch_len)(const uint8_t *b);
+	/* are site bytes mem a state the kernel itself writes there? */
+	bool (*site_bytes_valid)(enum kt_site_kind kind, uint32_t len,
+				 const uint8_t *mem);
 };
 
 extern const struct kt_arch kt_arch_x86_64;
 extern const struct kt_arch kt_arch_arm64;
 
 const struct kt_arch *kt_arch_find(const char *name);
+
+/*
+ * The patch-site kind behind a differing range, or "unknown": the
+ * architecture's instruction forms, plus static_call trampolines by name.
+ */
+const char *kt_classify(const struct kt_arch *arch, const uint8_t *master,
+			const uint8_t *replica, uint64_t len, const char *sym);
 
 /*
  * An iterator over [start, end) through one root table. It yields leaf

@@ -39,7 +39,8 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 		jsonw_uint_field(jw, "paging_levels", st->paging_levels);
 		jsonw_uint_field(jw, "page_size", st->page_size);
 		jsonw_int_field(jw, "master_node", st->master_node);
-		jsonw_string_field(jw, "activation", st->activation);
+		jsonw_string_field(jw, "activation",
+				   kt_activation_name(st->activation));
 		jsonw_bool_field(jw, "propagate", st->propagate);
 		jsonw_uint_field(jw, "patches", st->patches);
 		jsonw_uint_field(jw, "patch_bytes", st->patch_bytes);
@@ -55,7 +56,7 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 			jsonw_int_field(jw, "node", n->nid);
 			jsonw_int_field(jw, "memory_node", n->memory_node);
 			jsonw_bool_field(jw, "has_memory", n->has_memory);
-			jsonw_string_field(jw, "role", n->role);
+			jsonw_string_field(jw, "role", kt_role_name(n->role));
 			jsonw_string_field(jw, "cpus", n->cpus);
 			jsonw_hex_field(jw, "root_pa", n->root_pa);
 			jsonw_uint_field(jw, "overhead_bytes", n->overhead);
@@ -79,7 +80,7 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 		st->arch, st->paging_levels, st->page_size, st->abi,
 		st->provider);
 	fprintf(fp, "master node %d, activation %s, propagation %s\n",
-		st->master_node, st->activation, st->propagate ? "on" : "off");
+		st->master_node, kt_activation_name(st->activation), st->propagate ? "on" : "off");
 	fprintf(fp, "patches propagated %" PRIu64 " (%" PRIu64 " bytes), missed %" PRIu64 "\n",
 		st->patches, st->patch_bytes, st->patches_missed);
 	fprintf(fp, "overhead %" PRIu64 " bytes in all\n", st->overhead);
@@ -89,7 +90,7 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 		const struct kt_node_state *n = &st->nodes[i];
 
 		fprintf(fp, "%-5d %-7d %-8s %-8s 0x%-16" PRIx64 " %" PRIu64 "\n",
-			n->nid, n->memory_node, n->role, n->cpus, n->root_pa,
+			n->nid, n->memory_node, kt_role_name(n->role), n->cpus, n->root_pa,
 			n->overhead);
 	}
 	fprintf(fp, "\n%-8s %-18s %-18s %s\n", "REGION", "START", "END", "SIZE");

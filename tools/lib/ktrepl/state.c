@@ -122,9 +122,66 @@ static int for_each_line(struct kt_state *st, const char *dir,
 	return ret;
 }
 
+static const char *const role_names[KT_ROLE_NR] = {
+	[KT_ROLE_NONE] = "none",
+	[KT_ROLE_MASTER] = "master",
+	[KT_ROLE_REPLICA] = "replica",
+	[KT_ROLE_ALIAS] = "alias",
+};
+
+static const char *const activation_names[KT_ACT_NR] = {
+	[KT_ACT_NONE] = "none",
+	[KT_ACT_INACTIVE] = "inactive",
+	[KT_ACT_WORKLOAD] = "workload",
+	[KT_ACT_PERCPU] = "percpu",
+	[KT_ACT_GONE] = "gone",
+};
+
+const char *kt_role_name(enum kt_role role)
+{
+	return role < KT_ROLE_NR ? role_names[role] : "?";
+}
+
+const char *kt_activation_name(enum kt_activation act)
+{
+	return act < KT_ACT_NR ? activation_names[act] : "?";
+}
+
+static int name_index(const char *const *names, int nr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int kt_role_parse(const char *name, enum kt_role *role)
+{
+	int i = name_index(role_names, KT_ROLE_NR, name);
+
+	if (i < 0)
+		return -1;
+	*role = (enum kt_role)i;
+	return 0;
+}
+
+int kt_activation_parse(const char *name, enum kt_activation *act)
+{
+	/* "gone" is the tools' own word, never the kernel's */
+	int i = name_index(activation_names, KT_ACT_GONE, name);
+
+	if (i < 0)
+		return -1;
+	*act = (enum kt_activation)i;
+	return 0;
+}
+
 static int summary_line(struct kt_state *st, const char *line,
 			struct file_ctx *fc)
 {
+	char word[32];
 	uint64_t v;
 
 	if (kt_kv_find(line, "abi", &(size_t){ 0 })) {
@@ -136,8 +193,9 @@ static int summary_line(struct kt_state *st, const char *line,
 			return bad_record(fc, "summary header lacks abi, arch, master_node, page_size or paging_levels");
 		st->paging_levels = (unsigned int)v;
 		kt_kv_str(line, "provider", st->provider, sizeof(st->provider));
-		kt_kv_str(line, "activation", st->activation,
-			  sizeof(st->activation));
+		if (kt_kv_str(line, "activation", word, sizeof(word)) ||
+		    kt_activation_parse(word, &st->activation))
+			return bad_record(fc, "summary header: unknown activation");
 		kt_kv_int(line, "propagate", &st->propagate);
 		kt_kv_u64(line, "patches", &st->patches);
 		kt_kv_u64(line, "patch_bytes", &st->patch_bytes);
@@ -162,7 +220,9 @@ static int summary_line(struct kt_state *st, const char *line,
 			return bad_record(fc, "node record lacks node or memory_node");
 		if (!kt_kv_u64(line, "has_memory", &v))
 			n->has_memory = v;
-		kt_kv_str(line, "role", n->role, sizeof(n->role));
+		if (kt_kv_str(line, "role", word, sizeof(word)) ||
+		    kt_role_parse(word, &n->role))
+			return bad_record(fc, "node record: unknown role");
 		kt_kv_str(line, "cpus", n->cpus, sizeof(n->cpus));
 		kt_kv_u64(line, "root_pa", &n->root_pa);
 		kt_kv_u64(line, "overhead_bytes", &n->overhead);
@@ -345,7 +405,7 @@ int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
 		return kt_err_set(err, ENOMEM, "out of memory");
 	ret = for_each_line(now, dir, "summary", true, summary_line, err);
 	if (!ret) {
-		memcpy(st->activation, now->activation, sizeof(st->activation));
+		st->activation = now->activation;
 		st->propagate = now->propagate;
 		st->patches = now->patches;
 		st->patch_bytes = now->patch_bytes;
@@ -411,13 +471,4 @@ const struct kt_extent_state *kt_state_extent(const struct kt_state *st,
 			return e;
 	}
 	return NULL;
-}
-
-void kt_state_paging_variant(const struct kt_state *st, char *buf, size_t len)
-{
-	if (!strcmp(st->arch, "x86_64"))
-		snprintf(buf, len, "%ulevel", st->paging_levels);
-	else
-		snprintf(buf, len, "%uk:%u", (unsigned int)(st->page_size >> 10),
-			 st->va_bits ? st->va_bits : 48);
 }

@@ -16,11 +16,36 @@
 #define KT_MAX_NODES 64
 #define KT_MAX_REGIONS 8
 
+/* A node's part, as KTREPL_DESC_ROLE_* numbers it in the descriptor. */
+enum kt_role {
+	KT_ROLE_NONE,		/* nothing replicated (one memory node) */
+	KT_ROLE_MASTER,		/* holds the kernel's own text */
+	KT_ROLE_REPLICA,	/* has its own copy and tables */
+	KT_ROLE_ALIAS,		/* memoryless: uses its memory node's */
+	KT_ROLE_NR
+};
+
+/* Who runs on the replicas (debugfs "activation="). */
+enum kt_activation {
+	KT_ACT_NONE,		/* nothing to replicate */
+	KT_ACT_INACTIVE,	/* built; no CPU runs on them */
+	KT_ACT_WORKLOAD,	/* ktrepl's worker threads do */
+	KT_ACT_PERCPU,		/* every CPU runs on its node's set */
+	KT_ACT_GONE,		/* the module went away while a tool ran */
+	KT_ACT_NR
+};
+
+const char *kt_role_name(enum kt_role role);
+const char *kt_activation_name(enum kt_activation act);
+/* 0, or -1 for a name this library does not know */
+int kt_role_parse(const char *name, enum kt_role *role);
+int kt_activation_parse(const char *name, enum kt_activation *act);
+
 struct kt_node_state {
 	int nid;
 	int memory_node;
 	bool has_memory;
-	char role[16];		/* master, replica, alias, none */
+	enum kt_role role;
 	char cpus[64];
 	uint64_t root_pa;
 	uint64_t overhead;
@@ -78,7 +103,7 @@ struct kt_state {
 	uint64_t page_size;
 	int master_node;
 	unsigned int nodes_online;
-	char activation[16];
+	enum kt_activation activation;
 	int propagate;
 	uint64_t patches;
 	uint64_t patch_bytes;
@@ -135,8 +160,6 @@ int kt_state_pa_node(const struct kt_state *st, uint64_t pa);
 /* the extent of node nid that maps va, or NULL */
 const struct kt_extent_state *kt_state_extent(const struct kt_state *st,
 					      int nid, uint64_t va);
-/* "4level"/"5level" or "4k:48" for kt_arch->configure */
-void kt_state_paging_variant(const struct kt_state *st, char *buf, size_t len);
 
 /* Key-value records ("a=1 b=0x2"): the value of key in line, or NULL. */
 const char *kt_kv_find(const char *line, const char *key, size_t *len);

@@ -9,13 +9,6 @@
 #include "ktrepl_desc.h"
 #include "state.h"
 
-static const char *const role_names[] = {
-	[KTREPL_DESC_ROLE_NONE] = "none",
-	[KTREPL_DESC_ROLE_MASTER] = "master",
-	[KTREPL_DESC_ROLE_REPLICA] = "replica",
-	[KTREPL_DESC_ROLE_ALIAS] = "alias",
-};
-
 /* page starts hold the magic; anything else is not a descriptor */
 static bool is_descriptor(struct kt_memsrc *src, uint64_t pa)
 {
@@ -90,6 +83,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_task *tasks = NULL;
 	int32_t *cpu_node = NULL;
 	uint32_t i;
+	char word[16];
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -127,7 +121,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	st->abi = (int)d.abi;
 	snprintf(st->provider, sizeof(st->provider), "vmcore-descriptor");
 	snprintf(st->arch, sizeof(st->arch), "%.15s", d.arch);
-	snprintf(st->activation, sizeof(st->activation), "%.15s", d.activation);
+	snprintf(word, sizeof(word), "%.15s", d.activation);
+	if (kt_activation_parse(word, &st->activation)) {
+		ret = kt_err_set(err, EPROTO,
+				 "descriptor at 0x%" PRIx64 ": unknown activation '%s'",
+				 pa, word);
+		goto out;
+	}
 	st->paging_levels = d.paging_levels;
 	st->va_bits = d.va_bits;
 	st->page_size = 1ULL << (d.page_shift < 20 ? d.page_shift : 12);
@@ -147,8 +147,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		n->nid = nodes[i].nid;
 		n->memory_node = nodes[i].memory_nid;
 		n->has_memory = nodes[i].has_memory;
-		snprintf(n->role, sizeof(n->role), "%s",
-			 nodes[i].role < 4 ? role_names[nodes[i].role] : "none");
+		if (nodes[i].role >= KT_ROLE_NR) {
+			ret = kt_err_set(err, EPROTO,
+					 "descriptor at 0x%" PRIx64 ": node %d has unknown role %u",
+					 pa, n->nid, nodes[i].role);
+			goto out;
+		}
+		n->role = (enum kt_role)nodes[i].role;
 		n->root_pa = nodes[i].root_pa;
 		n->overhead = nodes[i].overhead;
 		n->mem_start = nodes[i].mem_start;

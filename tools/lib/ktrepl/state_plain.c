@@ -70,7 +70,7 @@ int kt_state_load_plain(struct kt_state *st, struct kt_memsrc *src,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	strcpy(st->activation, "none");
+	st->activation = KT_ACT_NONE;
 	strcpy(st->provider, "none");
 	st->master_node = -1;
 	if (!kt_memsrc_vmcoreinfo(src, "NUMBER(kimage_voffset)", probe,

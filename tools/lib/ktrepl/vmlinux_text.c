@@ -126,11 +126,7 @@ static uint32_t insn_len(struct kt_vmlinux *v, uint64_t va)
 
 	if (kt_vmlinux_read(v, va, b, 2, &err))
 		return 5;
-	if (b[0] == 0xeb || (b[0] == 0x66 && b[1] == 0x90))
-		return 2;
-	if (b[0] == 0x0f && (b[1] & 0xf0) == 0x80)
-		return 6;	/* jcc rel32 */
-	return 5;
+	return kt_arch_x86_64.branch_len(b);
 }
 
 enum table_id {
@@ -538,38 +534,4 @@ bool kt_vmlinux_relocated(const struct kt_vmlinux *v, uint64_t base,
 			return false;
 	}
 	return true;
-}
-
-/*
- * Is mem a state the kernel itself puts a site of this kind in? A site
- * only excuses bytes that look like its own patching.
- */
-bool kt_site_bytes_valid(const struct kt_site *site, const uint8_t *mem)
-{
-	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-	/* static_call's "return 0": cs cs cs xor %eax,%eax */
-	static const uint8_t xor5rax[] = { 0x2e, 0x2e, 0x2e, 0x31, 0xc0 };
-	bool nop = site->len == 5 && !memcmp(mem, nop5, 5);
-	bool rel32 = mem[0] == 0xe8 || mem[0] == 0xe9;
-
-	switch (site->kind) {
-	case KT_SITE_FTRACE:
-		return site->len != 5 || nop || rel32;
-	case KT_SITE_JUMP_LABEL:
-		if (site->len == 2)
-			return (mem[0] == 0x66 && mem[1] == 0x90) || mem[0] == 0xeb;
-		return nop || mem[0] == 0xe9;
-	case KT_SITE_STATIC_CALL:
-		/* sites: call, jmp, NOP or ret; trampolines are longer */
-		return site->len != 5 || nop || rel32 || mem[0] == 0xc3 ||
-		       !memcmp(mem, xor5rax, 5);
-	case KT_SITE_RETURN_THUNK:
-		return mem[0] == 0xc3 || mem[0] == 0xe9 ||
-		       (mem[0] == 0x0f && (mem[1] & 0xf0) == 0x80);
-	case KT_SITE_LOCK_PREFIX:
-		return mem[0] == 0xf0 || mem[0] == 0x3e;
-	default:
-		/* alternatives, retpolines, paravirt: any replacement */
-		return true;
-	}
 }

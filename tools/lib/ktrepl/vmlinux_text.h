@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "pgtable.h"
 
 /*
  * The text a kernel was linked with, and every place its boot or its
@@ -18,18 +19,6 @@
  * not the kernel's doing. x86_64 only: arm64 vmlinux files carry none of
  * these tables in this form.
  */
-
-enum kt_site_kind {
-	KT_SITE_ALTERNATIVE,
-	KT_SITE_RETPOLINE,
-	KT_SITE_RETURN_THUNK,
-	KT_SITE_PARAVIRT,
-	KT_SITE_FTRACE,
-	KT_SITE_JUMP_LABEL,
-	KT_SITE_STATIC_CALL,
-	KT_SITE_LOCK_PREFIX,
-	KT_SITE_NR,
-};
 
 extern const char *const kt_site_names[KT_SITE_NR];
 
@@ -74,8 +63,6 @@ int kt_vmlinux_read(const struct kt_vmlinux *v, uint64_t va, void *buf,
 		    size_t len, struct kt_err *err);
 /* the site that covers [va, va + len), or NULL */
 const struct kt_site *kt_vmlinux_site(const struct kt_vmlinux *v, uint64_t va);
-/* do the site's bytes in memory look like the kernel's own patching? */
-bool kt_site_bytes_valid(const struct kt_site *site, const uint8_t *mem);
 /*
  * Do KASLR relocations explain every differing byte of [va, va + len)?
  * mem and file hold the bytes of [base, base + buflen), which must hold

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replica diffing: every replica byte against the master's, coalesced
+ * into whole instructions and patch sites, each named and classified.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define KT_DIFF_BLOCK (1U << 20)
+/* differing bytes closer than this are reported as one range */
+#define KT_DIFF_MERGE_GAP 4
+
+/* the range being coalesced on one node */
+struct node_diff {
+	struct kt_diff cur;
+	bool open;
+	bool site;	/* the open range is one known patch site */
+	uint64_t last;	/* last VA of the open range */
+};
+
+struct diff_run {
+	struct kt_target *t;
+	kt_diff_fn fn;
+	void *arg;
+	struct node_diff *nd;	/* the node being compared */
+	uint8_t *mbuf, *rbuf;
+};
+
+static uint64_t master_pa_of(struct kt_target *t, uint64_t va)
+{
+	const struct kt_extent_state *e;
+
+	e = kt_state_extent(t->st, t->st->master_node, va);
+	return e ? e->pa + (va - e->va) : 0;
+}
+
+/* report whole instructions: a changed call target starts at its e8 */
+static uint64_t insn_start(struct diff_run *dr, const struct kt_diff *d,
+			   struct kt_err *err)
+{
+	const struct kt_arch *arch = dr->t->arch;
+	uint8_t m[4], r[4];
+
+	if (!arch->insn_backup || kt_read_master(dr->t, d->va - 4, m, 4, err) ||
+	    kt_memsrc_read_phys(dr->t->src, d->replica_pa - 4, r, 4, err)) {
+		kt_err_clear(err);
+		return d->va;
+	}
+	return d->va - arch->insn_backup(m, r, d->len);
+}
+
+static int flush_range(struct diff_run *dr, struct kt_err *err)
+{
+	struct kt_diff *d = &dr->nd->cur;
+	uint64_t show, at;
+
+	if (!dr->nd->open)
+		return 0;
+	dr->nd->open = false;
+	d->len = dr->nd->last - d->va + 1;
+	at = insn_start(dr, d, err);
+	d->len += d->va - at;
+	d->replica_pa -= d->va - at;
+	d->master_pa -= d->va - at;
+	d->va = at;
+	show = d->len < KT_DIFF_SHOW ? d->len : KT_DIFF_SHOW;
+	/* re-read the exact bytes: the range may span two blocks */
+	if (kt_read_master(dr->t, d->va, d->master, show, err) ||
+	    kt_memsrc_read_phys(dr->t->src, d->replica_pa, d->replica, show,
+				err) ||
+	    kt_read_master(dr->t, d->va - KT_DIFF_CONTEXT, d->before,
+			KT_DIFF_CONTEXT, err) ||
+	    kt_read_master(dr->t, d->va + d->len, d->after, KT_DIFF_CONTEXT, err)) {
+		/* context at a region edge may not be replicated: leave it */
+		kt_err_clear(err);
+	}
+	if (!dr->t->syms && dr->t->load_syms) {
+		dr->t->syms = dr->t->load_syms(dr->t);
+		dr->t->load_syms = NULL;
+	}
+	kt_symtab_format(dr->t->syms, d->va, d->sym, sizeof(d->sym));
+	d->kind = kt_classify(dr->t->arch, d->master, d->replica, d->len,
+			      dr->t->syms ? d->sym : NULL);
+	return dr->fn(d, dr->arg);
+}
+
+/* compare one block of a node's replica with the master's (in mbuf) */
+static int diff_block(struct diff_run *dr, int node, int region, uint64_t va,
+		      uint64_t replica_pa, uint64_t len, struct kt_err *err)
+{
+	const struct kt_arch *arch = dr->t->arch;
+	struct node_diff *nd = dr->nd;
+	uint64_t i;
+	int ret;
+
+	if (kt_memsrc_read_phys(dr->t->src, replica_pa, dr->rbuf, len, err))
+		return kt_err_wrap(err, "node %d, 0x%" PRIx64, node, va);
+	if (!memcmp(dr->mbuf, dr->rbuf, len))
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned int site;
+		uint64_t start = i;
+
+		if (dr->mbuf[i] == dr->rbuf[i] || (nd->open && va + i <= nd->last))
+			continue;
+		site = arch->site_len ? arch->site_len(dr->mbuf + i, dr->rbuf + i,
+							len - i) : 0;
+		/* a site on a fixed-width arch is the whole aligned instruction */
+		if (site && arch->insn_align > 1)
+			start = i - i % arch->insn_align;
+		if (nd->open && (site || nd->site ||
+				 va + i - nd->last > KT_DIFF_MERGE_GAP)) {
+			ret = flush_range(dr, err);
+			if (ret)
+				return ret;
+		}
+		if (!nd->open) {
+			memset(&nd->cur, 0, sizeof(nd->cur));
+			nd->cur.node = node;
+			nd->cur.region = region;
+			nd->cur.va = va + start;
+			nd->cur.replica_pa = replica_pa + start;
+			nd->cur.master_pa = master_pa_of(dr->t, va + start);
+			nd->open = true;
+			nd->site = site != 0;
+		}
+		nd->last = va + start + (site ? site : 1) - 1;
+	}
+	return 0;
+}
+
+static bool compares_node(const struct kt_node_state *n,
+			  const struct kt_diff_opts *opts)
+{
+	/* aliases share their memory node's replica: compare once */
+	return n->role == KT_ROLE_REPLICA &&
+	       (!opts || opts->node < 0 || opts->node == n->nid);
+}
+
+/* the largest block at va that no extent boundary cuts */
+static int block_len(struct kt_target *t, const struct kt_diff_opts *opts,
+		     uint64_t va, uint64_t len, struct kt_err *err)
+{
+	const struct kt_extent_state *e;
+	int i;
+
+	e = kt_state_extent(t->st, t->st->master_node, va);
+	if (!e)
+		return kt_err_set(err, ENOENT, "the master does not map 0x%" PRIx64,
+				  va);
+	if (e->va + e->size - va < len)
+		len = e->va + e->size - va;
+	for (i = 0; i < t->st->nr_nodes; i++) {
+		if (!compares_node(&t->st->nodes[i], opts))
+			continue;
+		e = kt_state_extent(t->st, t->st->nodes[i].nid, va);
+		if (!e)
+			return kt_err_set(err, ENOENT,
+					  "node %d has no replica of 0x%" PRIx64,
+					  t->st->nodes[i].nid, va);
+		if (e->va + e->size - va < len)
+			len = e->va + e->size - va;
+	}
+	return (int)len;
+}
+
+/*
+ * Block by block over each region: the master's bytes are read once and
+ * compared with every replica node's, so a 4-node check reads the
+ * master once, not three times.
+ */
+int kt_diff_run(struct kt_target *t, const struct kt_diff_opts *opts,
+		kt_diff_fn fn, void *arg, uint64_t *compared,
+		struct kt_err *err)
+{
+	struct diff_run dr = { .t = t, .fn = fn, .arg = arg };
+	struct node_diff nds[KT_MAX_NODES] = { 0 };
+	int r, i, ret = 0;
+
+	*compared = 0;
+	dr.mbuf = malloc(KT_DIFF_BLOCK);
+	dr.rbuf = malloc(KT_DIFF_BLOCK);
+	if (!dr.mbuf || !dr.rbuf) {
+		ret = kt_err_set(err, ENOMEM, "out of memory for diff buffers");
+		goto out;
+	}
+	for (r = 0; r < t->st->nr_regions && !ret; r++) {
+		uint64_t va = t->st->regions[r].start, end = t->st->regions[r].end;
+
+		if (opts && opts->region >= 0 && opts->region != r)
+			continue;
+		while (va < end && !ret) {
+			int len = block_len(t, opts, va,
+					    end - va < KT_DIFF_BLOCK ? end - va :
+								       KT_DIFF_BLOCK,
+					    err);
+
+			if (len < 0) {
+				ret = len;
+				break;
+			}
+			ret = kt_read_master(t, va, dr.mbuf, (uint64_t)len, err);
+			for (i = 0; i < t->st->nr_nodes && !ret; i++) {
+				const struct kt_node_state *n = &t->st->nodes[i];
+				const struct kt_extent_state *e;
+
+				if (!compares_node(n, opts))
+					continue;
+				e = kt_state_extent(t->st, n->nid, va);
+				dr.nd = &nds[i];
+				ret = diff_block(&dr, n->nid, r, va,
+						 e->pa + (va - e->va),
+						 (uint64_t)len, err);
+				*compared += (uint64_t)len;
+			}
+			va += (uint64_t)len;
+		}
+		for (i = 0; i < t->st->nr_nodes && !ret; i++) {
+			dr.nd = &nds[i];
+			ret = flush_range(&dr, err);
+		}
+	}
+out:
+	free(dr.mbuf);
+	free(dr.rbuf);
+	return ret;
+}
+

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The composite health check: each check below is one entry of the
+ * checks table, run in order over a target; every violation found goes
+ * to the caller's callback.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+const char *const kt_violation_names[KT_V_NR] = {
+	[KT_V_BYTES] = "bytes",
+	[KT_V_LOCALITY] = "locality",
+	[KT_V_UNMAPPED] = "unmapped",
+	[KT_V_ROOT] = "root",
+	[KT_V_WRITABLE_TEXT] = "writable-text",
+	[KT_V_EXEC_RODATA] = "exec-rodata",
+	[KT_V_WRITABLE_ALIAS] = "writable-alias",
+	[KT_V_CPU_ROOT] = "cpu-root",
+	[KT_V_TASK_ROOT] = "task-root",
+};
+
+struct verify_run {
+	struct kt_target *t;
+	kt_violation_fn fn;
+	void *arg;
+	struct kt_verify_stats *stats;
+};
+
+static int report(struct verify_run *vr, const struct kt_violation *v)
+{
+	vr->stats->count[v->kind]++;
+	vr->stats->total++;
+	return vr->fn(v, vr->arg);
+}
+
+static int report_diff(const struct kt_diff *d, void *arg)
+{
+	struct kt_violation v = {
+		.kind = KT_V_BYTES,
+		.node = d->node,
+		.va = d->va,
+		.len = d->len,
+		.pa = d->replica_pa,
+		.diff = d,
+	};
+
+	return report(arg, &v);
+}
+
+static bool is_text(const struct kt_state *st, int region)
+{
+	return !strcmp(st->regions[region].name, "text");
+}
+
+/* checks 2 and 4: every replicated VA of a node, through its own root */
+static int check_node_mappings(struct verify_run *vr,
+			       const struct kt_node_state *n,
+			       struct kt_err *err)
+{
+	struct kt_target *t = vr->t;
+	int r, ret = 0;
+
+	for (r = 0; r < t->st->nr_regions && !ret; r++) {
+		const struct kt_region_state *reg = &t->st->regions[r];
+		struct kt_mapping m;
+		struct kt_walk w;
+
+		ret = kt_walk_begin(&w, t->arch, &t->geo, t->src, n->root_pa,
+				    reg->start, reg->end, err);
+		while (!ret && (ret = kt_walk_next(&w, &m, err)) == 1) {
+			struct kt_violation v = {
+				.node = n->nid,
+				.va = m.va,
+				.len = m.size,
+				.pa = m.pa,
+				.expected_node = n->memory_node,
+			};
+
+			ret = 0;
+			vr->stats->mappings++;
+			if (!m.present) {
+				v.kind = KT_V_UNMAPPED;
+				ret = report(vr, &v);
+				continue;
+			}
+			v.pa_node = kt_state_pa_node(t->st, m.pa);
+			if (v.pa_node != n->memory_node) {
+				v.kind = KT_V_LOCALITY;
+				ret = report(vr, &v);
+			}
+			if (!ret && is_text(t->st, r) && m.writable) {
+				v.kind = KT_V_WRITABLE_TEXT;
+				ret = report(vr, &v);
+			}
+			if (!ret && !is_text(t->st, r) && m.executable) {
+				v.kind = KT_V_EXEC_RODATA;
+				ret = report(vr, &v);
+			}
+		}
+		kt_walk_end(&w);
+		if (ret < 0)
+			return kt_err_wrap(err, "node %d %s walk", n->nid,
+					   reg->name);
+	}
+	return ret;
+}
+
+/* check 4b: a replica must not be writable through its direct-map alias */
+static int check_aliases(struct verify_run *vr, struct kt_err *err)
+{
+	struct kt_target *t = vr->t;
+	size_t i;
+	int ret = 0;
+
+	/*
+	 * Only an executable replica makes a writable alias W+X; inactive
+	 * replicas (arm64) are executed by no CPU.
+	 */
+	if (!t->st->direct_map || t->st->activation == KT_ACT_INACTIVE)
+		return 0;
+	for (i = 0; i < t->st->nr_extents && !ret; i++) {
+		const struct kt_extent_state *e = &t->st->extents[i];
+		const struct kt_node_state *n = kt_state_node(t->st, e->node);
+		uint64_t start = t->st->direct_map + e->pa;
+		struct kt_mapping m;
+		struct kt_walk w;
+
+		if (!n || n->role != KT_ROLE_REPLICA)
+			continue;
+		ret = kt_walk_begin(&w, t->arch, &t->geo, t->src,
+				    t->st->master_root_pa, start,
+				    start + e->size, err);
+		while (!ret && (ret = kt_walk_next(&w, &m, err)) == 1) {
+			ret = 0;
+			if (m.present && m.writable) {
+				struct kt_violation v = {
+					.kind = KT_V_WRITABLE_ALIAS,
+					.node = e->node,
+					.va = e->va + (m.va > start ? m.va - start : 0),
+					.len = m.size,
+					.pa = m.pa,
+				};
+
+				ret = report(vr, &v);
+			}
+		}
+		kt_walk_end(&w);
+	}
+	return ret < 0 ? kt_err_wrap(err, "direct-map alias walk") : ret;
+}
+
+static bool replicated_index(struct kt_target *t, unsigned int idx)
+{
+	int r;
+
+	for (r = 0; r < t->st->nr_regions; r++) {
+		unsigned int shift = t->geo.shift[0];
+		uint64_t mask = (1ULL << t->geo.bits[0]) - 1;
+		unsigned int first = (t->st->regions[r].start >> shift) & mask;
+		unsigned int last = ((t->st->regions[r].end - 1) >> shift) & mask;
+
+		if (idx >= first && idx <= last)
+			return true;
+	}
+	return false;
+}
+
+/* check 3: outside the replicated window a node's root is the master's */
+static int check_root(struct verify_run *vr, const struct kt_node_state *n,
+		      struct kt_err *err)
+{
+	struct kt_target *t = vr->t;
+	size_t entries = 1ULL << t->geo.bits[0];
+	uint64_t *mine, *master;
+	unsigned int i;
+	int ret = 0;
+
+	mine = calloc(entries, sizeof(*mine));
+	master = calloc(entries, sizeof(*master));
+	if (!mine || !master) {
+		ret = kt_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (kt_memsrc_read_phys(t->src, n->root_pa, mine, entries * 8, err) ||
+	    kt_memsrc_read_phys(t->src, t->st->master_root_pa, master,
+				entries * 8, err)) {
+		ret = kt_err_wrap(err, "node %d root", n->nid);
+		goto out;
+	}
+	for (i = t->geo.kernel_first; i < entries && !ret; i++) {
+		struct kt_violation v = {
+			.kind = KT_V_ROOT,
+			.node = n->nid,
+			.index = i,
+			.got = mine[i],
+			.want = master[i],
+			.pa = n->root_pa + i * 8,
+		};
+
+		if (mine[i] == master[i] || replicated_index(t, i))
+			continue;
+		ret = report(vr, &v);
+	}
+out:
+	free(mine);
+	free(master);
+	return ret;
+}
+
+/* check 5: who runs on which tables */
+static int check_tables_in_use(struct verify_run *vr, struct kt_err *err)
+{
+	struct kt_state *st = vr->t->st;
+	size_t i;
+	int ret = 0;
+
+	if (st->activation == KT_ACT_PERCPU) {
+		for (i = 0; i < st->nr_cpus && !ret; i++) {
+			struct kt_violation v = {
+				.kind = KT_V_CPU_ROOT,
+				.node = st->cpus[i].node,
+				.cpu = st->cpus[i].cpu,
+				.got = st->cpus[i].loaded_root_pa,
+				.want = st->cpus[i].expected_root_pa,
+			};
+
+			if (v.got != v.want)
+				ret = report(vr, &v);
+		}
+	}
+	for (i = 0; i < st->nr_tasks && !ret; i++) {
+		struct kt_violation v = {
+			.kind = KT_V_TASK_ROOT,
+			.node = st->tasks[i].node,
+			.cpu = st->tasks[i].pid,
+			.got = st->tasks[i].root_pa,
+			.want = st->tasks[i].expected_root_pa,
+		};
+
+		/* a worker that has not run yet reports no root */
+		if (v.got && v.got != v.want)
+			ret = report(vr, &v);
+	}
+	return ret;
+}
+
+/* check 1: every replica byte equals the master's */
+static int check_bytes(struct verify_run *vr, struct kt_err *err)
+{
+	return kt_diff_run(vr->t, NULL, report_diff, vr,
+			   &vr->stats->compared_bytes, err);
+}
+
+/* checks 2 to 4, node by node: its mappings, then its root */
+static int check_node_tables(struct verify_run *vr, struct kt_err *err)
+{
+	const struct kt_state *st = vr->t->st;
+	int i, ret = 0;
+
+	for (i = 0; i < st->nr_nodes && !ret; i++) {
+		const struct kt_node_state *n = &st->nodes[i];
+
+		if (!n->root_pa)
+			continue;
+		vr->stats->nodes++;
+		ret = check_node_mappings(vr, n, err);
+		if (!ret && n->root_pa != st->master_root_pa)
+			ret = check_root(vr, n, err);
+	}
+	return ret;
+}
+
+static const struct verify_check {
+	const char *name;
+	int (*run)(struct verify_run *vr, struct kt_err *err);
+} checks[] = {
+	{ "replica bytes", check_bytes },
+	{ "node tables", check_node_tables },
+	{ "direct-map aliases", check_aliases },
+	{ "tables in use", check_tables_in_use },
+};
+
+int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
+		  struct kt_verify_stats *stats, struct kt_err *err)
+{
+	struct verify_run vr = { .t = t, .fn = fn, .arg = arg, .stats = stats };
+	size_t i;
+	int ret = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]) && !ret; i++)
+		ret = checks[i].run(&vr, err);
+	return ret;
+}
