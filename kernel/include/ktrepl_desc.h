@@ -15,15 +15,7 @@
  *
  * Shared by the kernel module and the userspace library.
  */
-#ifdef __KERNEL__
-#include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint32_t __u32;
-typedef int32_t __s32;
-typedef uint64_t __u64;
-#endif
+#include <linux/types.h>	/* the kernel's, or linux-libc-dev's */
 
 #define KTREPL_DESC_MAGIC "KTREPL-VMCORE-D\0"
 #define KTREPL_DESC_MAGIC_LEN 16

@@ -74,8 +74,8 @@ summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
 roots = {int(p["node"]): p["root_pa"] for p in pgds}
 master_root = summ[0]["master_root_pa"] if summ else None
 replica_nodes = [int(s["node"]) for s in summ if s.get("role") == "replica"]
-t1 = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks1"))}
-t2 = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks2"))}
+t1 = {t["pid"]: t for t in map(ktvm.kv, ktvm.records(lines, "tasks1"))}
+t2 = {t["pid"]: t for t in map(ktvm.kv, ktvm.records(lines, "tasks2"))}
 tap.ok(len(t1) == len(roots) and len(t2) == len(roots),
        f"one workload thread per node ({len(t1)})")
 for pid, t in t2.items():
@@ -120,7 +120,7 @@ tap.ok(len(tm) == len(roots) and all(
 # Exactness of the sample-resolution rule: whenever a CPU is interrupted,
 # it is on a node's (non-master) root only if a worker is its current task.
 workers = {t["pid"]: t["expected_root_pa"]
-           for t in map(kv, ktvm.records(lines, "rule_tasks"))}
+           for t in map(ktvm.kv, ktvm.records(lines, "rule_tasks"))}
 snaps = [ktvm.kv(r) for r in ktvm.records(lines, "rule") if r.startswith("cpu=")]
 bad = [s for s in snaps
        if (s["current_pid"] in workers and

@@ -82,8 +82,8 @@ for f in wl:
                f"frame {f['frame']}: node {nid} with replication: "
                f"{pct(n):.1f}% local, core text {pct(n['core']):.1f}% "
                f"({n['samples']} samples)")
-tb = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks_before"))}
-ta = {t["pid"]: t for t in map(kv, ktvm.records(lines, "tasks_after"))}
+tb = {t["pid"]: t for t in map(ktvm.kv, ktvm.records(lines, "tasks_before"))}
+ta = {t["pid"]: t for t in map(ktvm.kv, ktvm.records(lines, "tasks_after"))}
 tap.ok(tb and tb.keys() == ta.keys() and all(
     t["probe"] == "1024" and
     int(t["iterations"]) > int(tb[p]["iterations"]) for p, t in ta.items()),
@@ -126,7 +126,7 @@ lines = ktvm.run_guest(tap, "x86_64", "2x2+memless",
                        os.path.join(HERE, "guest", "top-memless.sh"),
                        tools=TOOLS, name="[top x86_64 2x2+memless]",
                        timeout=300)
-summ = {int(r["node"]): r for r in map(kv, ktvm.records(lines, "summary"))
+summ = {int(r["node"]): r for r in map(ktvm.kv, ktvm.records(lines, "summary"))
         if "node" in r}
 memless = [n for n, r in summ.items() if r.get("has_memory") == "0"]
 ml = frames(lines, "memless")

@@ -92,10 +92,12 @@ static int diff_against_vmlinux(struct dump_target *dt, bool all)
 	kt_report_diff_begin(&dump.out);
 	ret = kt_diff_vmlinux_run(&dt->t, &v, all, print_diff, &dp, &stats,
 				  &err);
-	kt_report_vdiff_end(&dump.out, &stats);
 	kt_vmlinux_close(&v);
-	if (ret)
-		return dump_fail(&err);
+	if (ret) {
+		kt_report_abort(&dump.out, err.msg);
+		return EXIT_TROUBLE;
+	}
+	kt_report_vdiff_end(&dump.out, &stats);
 	return stats.unexplained ? EXIT_DIVERGED : EXIT_CLEAN;
 }
 
@@ -141,8 +143,8 @@ int do_diff(int argc, char **argv)
 	kt_report_diff_begin(&dump.out);
 	ret = kt_diff_run(&dt.t, &opts, print_diff, &dp, &compared, &err);
 	if (ret) {
-		kt_report_diff_end(&dump.out, dp.ranges, compared);
-		ret = dump_fail(&err);
+		kt_report_abort(&dump.out, err.msg);
+		ret = EXIT_TROUBLE;
 		goto out;
 	}
 	kt_report_diff_end(&dump.out, dp.ranges, compared);
@@ -209,8 +211,13 @@ int do_walk(int argc, char **argv)
 			ret = walk_node(&dt, n, region, &err);
 		}
 	}
-	kt_report_walk_end(&dump.out);
-	ret = ret ? dump_fail(&err) : EXIT_CLEAN;
+	if (ret) {
+		kt_report_abort(&dump.out, err.msg);
+		ret = EXIT_TROUBLE;
+	} else {
+		kt_report_walk_end(&dump.out);
+		ret = EXIT_CLEAN;
+	}
 out:
 	dump_target_close(&dt);
 	return ret;
@@ -252,11 +259,8 @@ int do_verify(int argc, char **argv)
 	kt_report_verify_begin(&dump.out, vp.tap);
 	ret = kt_verify_run(&dt.t, print_violation, &vp, &stats, &err);
 	if (ret) {
-		if (dump.out.jw) {
-			jsonw_end_array(dump.out.jw);
-			jsonw_end_object(dump.out.jw);
-		}
-		ret = dump_fail(&err);
+		kt_report_abort(&dump.out, err.msg);
+		ret = EXIT_TROUBLE;
 	} else {
 		kt_report_verify_end(&dump.out, &stats, vp.tap);
 		ret = stats.total ? EXIT_DIVERGED : EXIT_CLEAN;

@@ -303,6 +303,17 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 	fputc('\n', out->fp);
 }
 
+void kt_report_abort(struct kt_out *out, const char *msg)
+{
+	if (!out->jw) {
+		kt_out_error(out, "%s", msg);
+		return;
+	}
+	jsonw_end_array(out->jw);
+	jsonw_string_field(out->jw, "error", msg);
+	jsonw_end_object(out->jw);
+}
+
 void kt_report_verify_end(struct kt_out *out,
 			  const struct kt_verify_stats *stats, bool tap)
 {

@@ -26,6 +26,12 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 			 const struct kt_violation *v, bool tap);
 void kt_report_verify_end(struct kt_out *out,
 			  const struct kt_verify_stats *stats, bool tap);
+/*
+ * A diff, verify or walk report stopped by an error: under JSON the
+ * error closes the one object begin opened (output stays one JSON value);
+ * in text it is the error line alone, with no totals that would mislead.
+ */
+void kt_report_abort(struct kt_out *out, const char *msg);
 
 void kt_report_walk_begin(struct kt_out *out);
 void kt_report_mapping(struct kt_out *out, const struct kt_target *t,

@@ -54,6 +54,30 @@ int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 			  end >> 20);
 }
 
+/*
+ * The CPUs of node nid as the kernel prints a cpumask (%*pbl): "0-1,4",
+ * so that a node reads the same from debugfs and from a dump.
+ */
+static void cpu_list(char *buf, size_t size, const int32_t *cpu_node,
+		     uint32_t nr_cpus, int nid)
+{
+	size_t used = 0;
+	uint32_t c = 0, first;
+
+	buf[0] = '\0';
+	while (c < nr_cpus && used + 24 < size) {
+		if (cpu_node[c] != nid) {
+			c++;
+			continue;
+		}
+		for (first = c; c + 1 < nr_cpus && cpu_node[c + 1] == nid; c++)
+			;
+		used += snprintf(buf + used, size - used, first == c ?
+				 "%s%u" : "%s%u-%u", used ? "," : "", first, c);
+		c++;
+	}
+}
+
 static int read_array(struct kt_memsrc *src, uint64_t pa, uint32_t off,
 		      size_t n, size_t size, uint32_t total, void **out,
 		      struct kt_err *err)
@@ -141,8 +165,6 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	st->direct_map = d.direct_map;
 	for (i = 0; i < d.nr_nodes; i++) {
 		struct kt_node_state *n = &st->nodes[st->nr_nodes++];
-		uint32_t c;
-		size_t used = 0;
 
 		n->nid = nodes[i].nid;
 		n->memory_node = nodes[i].memory_nid;
@@ -159,10 +181,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		n->mem_start = nodes[i].mem_start;
 		n->mem_end = nodes[i].mem_end;
 		st->overhead += n->overhead;
-		for (c = 0; c < d.nr_cpus && used + 8 < sizeof(n->cpus); c++)
-			if (cpu_node[c] == n->nid)
-				used += snprintf(n->cpus + used, sizeof(n->cpus) - used,
-						 "%s%u", used ? "," : "", c);
+		cpu_list(n->cpus, sizeof(n->cpus), cpu_node, d.nr_cpus, n->nid);
 	}
 	for (i = 0; i < d.nr_regions; i++) {
 		struct kt_region_state *r = &st->regions[st->nr_regions++];

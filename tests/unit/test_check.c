@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the library judges, without a guest: the diff coalescer and each
+ * verify check, failing and passing, on the synthetic two-node kernel of
+ * fixture.h.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "fixture.h"
+#include "tap.h"
+
+#define MAX_RANGES 32
+
+struct ranges {
+	struct kt_diff d[MAX_RANGES];
+	int n;
+};
+
+static int collect_diff(const struct kt_diff *d, void *arg)
+{
+	struct ranges *r = arg;
+
+	if (r->n < MAX_RANGES)
+		r->d[r->n] = *d;
+	r->n++;
+	return 0;
+}
+
+struct found {
+	unsigned int count[KT_V_NR];
+	struct kt_violation last[KT_V_NR];
+};
+
+static int collect_violation(const struct kt_violation *v, void *arg)
+{
+	struct found *f = arg;
+
+	f->count[v->kind]++;
+	f->last[v->kind] = *v;
+	f->last[v->kind].diff = NULL;
+	return 0;
+}
+
+static uint8_t *img;
+
+static uint8_t *replica_text(struct fixture *fx, uint64_t off)
+{
+	return fx->img + fx_replica.text_pa + off;
+}
+
+static const struct kt_diff *range_at(const struct ranges *r, uint64_t off)
+{
+	int i;
+
+	for (i = 0; i < r->n && i < MAX_RANGES; i++)
+		if (r->d[i].va == FX_TEXT_VA + off)
+			return &r->d[i];
+	return NULL;
+}
+
+static void expect_range(const struct ranges *r, uint64_t off, uint64_t len,
+			 const char *kind, const char *what)
+{
+	const struct kt_diff *d = range_at(r, off);
+
+	tap_ok(d && d->len == len && !strcmp(d->kind, kind) && d->node == 1,
+	       "%s: one range at +0x%" PRIx64 ", %" PRIu64 " bytes, %s (got %s, %" PRIu64 " bytes, %s)",
+	       what, off, len, kind, d ? d->sym : "none", d ? d->len : 0,
+	       d ? d->kind : "-");
+}
+
+static void test_diff_coalescer(void)
+{
+	static const uint8_t jl2[] = { 0xeb, 0x05, 0xeb, 0x07 };
+	static const uint8_t ftrace_call[] = { 0xe8, 0xaa, 0xbb, 0xcc, 0xdd };
+	struct fixture fx;
+	struct ranges r = { .n = 0 };
+	struct kt_err err;
+	uint64_t compared;
+	int ret;
+
+	fx_init(&fx, img);
+	/* 3 apart: one range; 6 apart: two */
+	replica_text(&fx, 0x10)[0] ^= 1;
+	replica_text(&fx, 0x13)[0] ^= 1;
+	replica_text(&fx, 0x20)[0] ^= 1;
+	replica_text(&fx, 0x26)[0] ^= 1;
+	/* two adjacent 2-byte jump labels, both enabled */
+	memcpy(replica_text(&fx, 0x40), jl2, sizeof(jl2));
+	/* a call whose target's third byte changed */
+	replica_text(&fx, 0x63)[0] = 0x99;
+	/* ftrace enabled at func_b's entry */
+	memcpy(replica_text(&fx, 0x100), ftrace_call, sizeof(ftrace_call));
+	/* a kprobe */
+	replica_text(&fx, 0x180)[0] = 0xcc;
+	/* rodata damage */
+	fx.img[fx_replica.rodata_pa + 0x10] ^= 0xff;
+
+	tap_ok(!fx_open(&fx), "the fixture opens as a target");
+	kt_err_clear(&err);
+	ret = kt_diff_run(&fx.t, NULL, collect_diff, &r, &compared, &err);
+	tap_ok(!ret, "diff runs (%s)", err.msg);
+	tap_ok(compared == FX_TEXT_SIZE + FX_RODATA_SIZE,
+	       "every replicated byte is compared once per replica node (%" PRIu64 ")",
+	       compared);
+	tap_ok(r.n == 9, "9 ranges found (got %d)", r.n);
+	expect_range(&r, 0x10, 4, "unknown", "bytes 3 apart merge");
+	expect_range(&r, 0x20, 1, "unknown", "bytes 6 apart stay apart (first)");
+	expect_range(&r, 0x26, 1, "unknown", "bytes 6 apart stay apart (second)");
+	expect_range(&r, 0x40, 2, "jump_label", "adjacent jump labels: the first");
+	expect_range(&r, 0x42, 2, "jump_label", "adjacent jump labels: the second");
+	expect_range(&r, 0x60, 4, "call", "a changed call target backs up to its e8");
+	expect_range(&r, 0x100, 5, "ftrace", "NOP to call at a function entry");
+	expect_range(&r, 0x180, 1, "kprobe", "int3");
+	tap_ok(r.n >= 9 && r.d[8].region == 1 &&
+	       r.d[8].va == FX_RODATA_VA + 0x10 && r.d[8].len == 1,
+	       "the rodata range comes last, in its region");
+	tap_ok(range_at(&r, 0x100) &&
+	       !strcmp(range_at(&r, 0x100)->sym, "func_b+0x0"),
+	       "ranges are symbolized (func_b+0x0)");
+	tap_ok(range_at(&r, 0x60) && range_at(&r, 0x60)->master[0] == 0xe8 &&
+	       range_at(&r, 0x60)->replica[3] == 0x99,
+	       "a range carries both sides' bytes");
+	fx_close(&fx);
+
+	fx_init(&fx, img);
+	r.n = 0;
+	fx_open(&fx);
+	ret = kt_diff_run(&fx.t, NULL, collect_diff, &r, &compared, &err);
+	tap_ok(!ret && r.n == 0, "a healthy replica has no range (%d)", r.n);
+	fx_close(&fx);
+}
+
+/* fault: break one thing; kind: what verify must report, KT_V_NR: none */
+struct verify_case {
+	const char *name;
+	void (*fault)(struct fixture *fx);
+	enum kt_violation_kind kind;
+	unsigned int count;	/* of kind; 0 means 1 */
+};
+
+static void no_fault(struct fixture *fx)
+{
+}
+
+static void flip_text(struct fixture *fx)
+{
+	replica_text(fx, 0x123)[0] ^= 0x40;
+}
+
+static void map_master_copy(struct fixture *fx)
+{
+	fx_put(fx, fx_pte(&fx_replica, FX_TEXT_VA + 0x1000),
+	       (fx_master.text_pa + 0x1000) | FX_P | FX_GLB);
+}
+
+static void unmap_text(struct fixture *fx)
+{
+	fx_put(fx, fx_pte(&fx_replica, FX_TEXT_VA), 0);
+}
+
+static void change_root_entry(struct fixture *fx)
+{
+	fx_put(fx, fx_replica.root + 8 * 300, 0x9000 | FX_P | FX_RW);
+}
+
+static void writable_text(struct fixture *fx)
+{
+	uint64_t pte = fx_pte(&fx_replica, FX_TEXT_VA);
+
+	fx_put(fx, pte, fx_get(fx, pte) | FX_RW);
+}
+
+static void exec_rodata(struct fixture *fx)
+{
+	uint64_t pte = fx_pte(&fx_replica, FX_RODATA_VA);
+
+	fx_put(fx, pte, fx_get(fx, pte) & ~FX_NX);
+}
+
+static void writable_alias(struct fixture *fx)
+{
+	uint64_t pmd = FX_DMAP_PMD + 8 * (fx_replica.text_pa >> 21);
+
+	fx_put(fx, pmd, fx_get(fx, pmd) | FX_RW);
+}
+
+/* the same alias, but nothing executes inactive replicas */
+static void writable_alias_inactive(struct fixture *fx)
+{
+	writable_alias(fx);
+	fx->st.activation = KT_ACT_INACTIVE;
+}
+
+static struct kt_cpu_state cpus[2];
+
+static void percpu_state(struct fixture *fx, uint64_t cpu1_root)
+{
+	cpus[0] = (struct kt_cpu_state){ 0, 0, fx_master.root, fx_master.root };
+	cpus[1] = (struct kt_cpu_state){ 2, 1, cpu1_root, fx_replica.root };
+	fx->st.activation = KT_ACT_PERCPU;
+	fx->st.cpus = cpus;
+	fx->st.nr_cpus = 2;
+}
+
+static void percpu_right(struct fixture *fx)
+{
+	percpu_state(fx, fx_replica.root);
+}
+
+static void percpu_wrong(struct fixture *fx)
+{
+	percpu_state(fx, fx_master.root);
+}
+
+static struct kt_task_state tasks[2];
+
+static void task_state(struct fixture *fx, uint64_t root)
+{
+	tasks[0] = (struct kt_task_state){ .pid = 100, .node = 1,
+					   .root_pa = root,
+					   .expected_root_pa = fx_replica.root };
+	/* a worker that has not run yet reports no root: never a violation */
+	tasks[1] = (struct kt_task_state){ .pid = 101, .node = 1,
+					   .expected_root_pa = fx_replica.root };
+	fx->st.tasks = tasks;
+	fx->st.nr_tasks = 2;
+}
+
+static void task_right(struct fixture *fx)
+{
+	task_state(fx, fx_replica.root);
+}
+
+static void task_wrong(struct fixture *fx)
+{
+	task_state(fx, fx_master.root);
+}
+
+static const struct verify_case verify_cases[] = {
+	{ "healthy", no_fault, KT_V_NR },
+	{ "a flipped replica byte", flip_text, KT_V_BYTES },
+	{ "a leaf pointing at the master's copy", map_master_copy, KT_V_LOCALITY },
+	{ "a replicated page unmapped", unmap_text, KT_V_UNMAPPED },
+	{ "a shared top-level entry changed", change_root_entry, KT_V_ROOT },
+	{ "writable replica text", writable_text, KT_V_WRITABLE_TEXT },
+	{ "executable replica rodata", exec_rodata, KT_V_EXEC_RODATA },
+	/* the text and the rodata copy share the one writable 2M page */
+	{ "a writable direct-map alias", writable_alias, KT_V_WRITABLE_ALIAS, 2 },
+	{ "the same alias with replication inactive", writable_alias_inactive,
+	  KT_V_NR },
+	{ "every CPU on its node's root", percpu_right, KT_V_NR },
+	{ "a CPU on the master's root under percpu", percpu_wrong, KT_V_CPU_ROOT },
+	{ "workers on their node's root", task_right, KT_V_NR },
+	{ "a worker on the master's root", task_wrong, KT_V_TASK_ROOT },
+};
+
+static void run_verify_case(const struct verify_case *c)
+{
+	struct kt_verify_stats stats;
+	struct found f;
+	struct fixture fx;
+	struct kt_err err;
+	unsigned int k, others = 0, want = c->count ? c->count : 1;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	c->fault(&fx);
+	if (fx_open(&fx)) {
+		tap_ok(0, "%s: the fixture opens", c->name);
+		return;
+	}
+	kt_err_clear(&err);
+	ret = kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	for (k = 0; k < KT_V_NR; k++)
+		if (k != c->kind)
+			others += f.count[k];
+	if (c->kind == KT_V_NR)
+		tap_ok(!ret && stats.total == 0 && stats.nodes == 2 &&
+			       stats.mappings > 0,
+		       "verify: %s: no violation (%u; %u nodes, %" PRIu64 " mappings)",
+		       c->name, stats.total, stats.nodes, stats.mappings);
+	else
+		tap_ok(!ret && f.count[c->kind] == want && !others &&
+			       stats.count[c->kind] == want && stats.total == want,
+		       "verify: %s: exactly %u %s violation(s) (%u of it, %u others: %s)",
+		       c->name, want, kt_violation_names[c->kind],
+		       f.count[c->kind], others, err.msg);
+	fx_close(&fx);
+}
+
+static void test_verify_details(void)
+{
+	struct kt_verify_stats stats;
+	struct found f;
+	struct fixture fx;
+	struct kt_err err;
+
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	map_master_copy(&fx);
+	change_root_entry(&fx);
+	fx_open(&fx);
+	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	tap_ok(f.last[KT_V_LOCALITY].va == FX_TEXT_VA + 0x1000 &&
+	       f.last[KT_V_LOCALITY].pa_node == 0 &&
+	       f.last[KT_V_LOCALITY].expected_node == 1,
+	       "locality names the VA, the node of the page and the node it should be on");
+	tap_ok(f.last[KT_V_ROOT].index == 300 &&
+	       f.last[KT_V_ROOT].got == (0x9000 | FX_P | FX_RW) &&
+	       f.last[KT_V_ROOT].want == 0,
+	       "root names the entry and both values");
+	fx_close(&fx);
+}
+
+int main(void)
+{
+	size_t i;
+
+	img = calloc(1, FX_IMG_SIZE);
+	if (!img)
+		return 1;
+	tap_header();
+	test_diff_coalescer();
+	for (i = 0; i < sizeof(verify_cases) / sizeof(verify_cases[0]); i++)
+		run_verify_case(&verify_cases[i]);
+	test_verify_details();
+	free(img);
+	return tap_finish();
+}

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ABI readers on what a real guest wrote (fixtures/, made by
+ * tests/vm/capture-fixtures.py): the debugfs files and the vmcore
+ * descriptor of one load must give the same state, and every kind of
+ * damage must be an error that says what is wrong.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktrepl_desc.h"
+#include "state.h"
+#include "tap.h"
+
+#define FIXTURE "fixtures/x86_64-2x2"
+#define MAX_FILE (64 << 10)
+
+static const char *const debugfs_files[] = {
+	"abi", "summary", "replicas", "pgds", "patches", "tasks", "workload",
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	char *buf = malloc(MAX_FILE);
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0 && buf)
+		n = read(fd, buf, MAX_FILE - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int spit(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int ok = fd >= 0 && write(fd, buf, len) == (ssize_t)len;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A copy of the fixture's debugfs in a temp dir, with the first "from"
+ * in file replaced by "to" (file NULL: an exact copy; to NULL: the file
+ * is left out).
+ */
+static int damaged_copy(char *dir, const char *file, const char *from,
+			const char *to)
+{
+	char src[256], dst[256];
+	size_t i, len;
+
+	strcpy(dir, "/tmp/ktrepl-dbgfs-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	for (i = 0; i < sizeof(debugfs_files) / sizeof(debugfs_files[0]); i++) {
+		const char *name = debugfs_files[i];
+		char *buf, *at;
+
+		snprintf(src, sizeof(src), FIXTURE "/debugfs/%s", name);
+		snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+		buf = slurp(src, &len);
+		if (!buf)
+			return -1;
+		if (file && !strcmp(file, name) && !to) {
+			free(buf);
+			continue;
+		}
+		at = file && !strcmp(file, name) ? strstr(buf, from) : NULL;
+		if (file && !strcmp(file, name) && !at) {
+			free(buf);
+			return -1;	/* the fixture changed under the test */
+		}
+		if (at) {
+			FILE *fp = fopen(dst, "w");
+
+			if (!fp) {
+				free(buf);
+				return -1;
+			}
+			fprintf(fp, "%.*s%s%s", (int)(at - buf), buf, to,
+				at + strlen(from));
+			fclose(fp);
+		} else if (spit(dst, buf, len)) {
+			free(buf);
+			return -1;
+		}
+		free(buf);
+	}
+	return 0;
+}
+
+static void remove_copy(const char *dir)
+{
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(debugfs_files) / sizeof(debugfs_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, debugfs_files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static void test_debugfs(struct kt_state *st)
+{
+	struct kt_err err;
+	int ret, replicas = 0, masters = 0;
+	int i;
+
+	kt_err_clear(&err);
+	ret = kt_state_load_debugfs(st, FIXTURE "/debugfs", &err);
+	tap_ok(!ret, "the captured debugfs loads (%s)", err.msg);
+	if (ret)
+		return;
+	tap_ok(st->abi == 1 && !strcmp(st->arch, "x86_64") &&
+	       st->paging_levels == 4 && st->page_size == 4096,
+	       "abi 1, x86_64, 4-level, 4K pages");
+	tap_ok(st->activation == KT_ACT_WORKLOAD,
+	       "activation parsed once, into an enum: %s",
+	       kt_activation_name(st->activation));
+	for (i = 0; i < st->nr_nodes; i++) {
+		replicas += st->nodes[i].role == KT_ROLE_REPLICA;
+		masters += st->nodes[i].role == KT_ROLE_MASTER;
+	}
+	tap_ok(st->nr_nodes == 2 && replicas == 1 && masters == 1 &&
+	       st->nodes[st->master_node].role == KT_ROLE_MASTER,
+	       "two nodes: the master (node %d) and one replica", st->master_node);
+	tap_ok(st->nr_regions == 2 && !strcmp(st->regions[0].name, "text") &&
+	       !strcmp(st->regions[1].name, "rodata"), "text and rodata");
+	tap_ok(st->nr_extents > 4, "%zu extents over both nodes", st->nr_extents);
+	tap_ok(st->nr_cpus == 4 && st->nr_tasks == 2,
+	       "4 CPUs from pgds, 2 workers from tasks");
+}
+
+static void test_debugfs_damage(void)
+{
+	static const struct {
+		const char *file, *from, *to, *says;
+	} cases[] = {
+		{ "abi", "1", "2", "version" },
+		{ "abi", "1", "one", "ABI version" },
+		{ "summary", NULL, NULL, "summary" },
+		{ "summary", "activation=workload", "activation=everywhere",
+		  "unknown activation" },
+		{ "summary", "role=replica", "role=primary", "unknown role" },
+		{ "summary", "arch=x86_64 ", "", "lacks" },
+		{ "replicas", "size=", "sighs=", "lacks" },
+		{ "replicas", "region=text", "region=data", "unknown region" },
+	};
+	struct kt_state st;
+	struct kt_err err;
+	char dir[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		if (damaged_copy(dir, cases[i].file, cases[i].from ? cases[i].from : "",
+				 cases[i].to)) {
+			tap_ok(0, "damaged copy of %s", cases[i].file);
+			continue;
+		}
+		kt_err_clear(&err);
+		memset(&st, 0, sizeof(st));
+		ret = kt_state_load_debugfs(&st, dir, &err);
+		tap_ok(ret < 0 && strstr(err.msg, cases[i].says) &&
+		       (!cases[i].to || strstr(err.msg, cases[i].file)),
+		       "%s %s: an error naming the file and '%s': %s",
+		       cases[i].file,
+		       cases[i].to ? "damaged" : "missing", cases[i].says,
+		       err.msg);
+		if (!ret)
+			kt_state_free(&st);
+		remove_copy(dir);
+	}
+}
+
+/* the descriptor at its PA in a raw image of exactly its bytes */
+static struct kt_memsrc *descriptor_image(const void *desc, size_t len,
+					  uint64_t pa, char *path)
+{
+	struct kt_memsrc *src = NULL;
+	struct kt_err err;
+	int fd;
+
+	strcpy(path, "/tmp/ktrepl-desc-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, desc, len) != (ssize_t)len) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	if (kt_memsrc_open_raw(&src, path, pa, &err))
+		return NULL;
+	return src;
+}
+
+static bool same_extents(const struct kt_state *a, const struct kt_state *b)
+{
+	size_t i;
+
+	if (a->nr_extents != b->nr_extents)
+		return false;
+	for (i = 0; i < a->nr_extents; i++) {
+		const struct kt_extent_state *x = &a->extents[i],
+					     *y = &b->extents[i];
+
+		if (x->node != y->node || x->region != y->region ||
+		    x->va != y->va || x->pa != y->pa || x->size != y->size ||
+		    x->page_size != y->page_size || x->pa_node != y->pa_node)
+			return false;
+	}
+	return true;
+}
+
+static bool same_nodes(const struct kt_state *a, const struct kt_state *b)
+{
+	int i;
+
+	if (a->nr_nodes != b->nr_nodes)
+		return false;
+	for (i = 0; i < a->nr_nodes; i++) {
+		const struct kt_node_state *x = &a->nodes[i], *y = &b->nodes[i];
+
+		if (x->nid != y->nid || x->memory_node != y->memory_node ||
+		    x->role != y->role || x->root_pa != y->root_pa ||
+		    x->has_memory != y->has_memory ||
+		    x->overhead != y->overhead || strcmp(x->cpus, y->cpus))
+			return false;
+	}
+	return true;
+}
+
+static void test_descriptor(const struct kt_state *live, uint8_t *desc,
+			    size_t len, uint64_t pa)
+{
+	struct kt_memsrc *src;
+	struct kt_state st;
+	struct kt_err err;
+	uint64_t found = 0;
+	char path[32];
+	size_t i;
+	int ret;
+
+	src = descriptor_image(desc, len, pa, path);
+	tap_ok(src, "the captured descriptor as a raw image at 0x%" PRIx64, pa);
+	if (!src)
+		return;
+	kt_err_clear(&err);
+	ret = kt_state_find_descriptor(src, &found, &err);
+	tap_ok(!ret && found == pa,
+	       "without VMCOREINFO the page scan finds it (0x%" PRIx64 "; %s)",
+	       found, err.msg);
+	ret = kt_state_load_descriptor(&st, src, pa, &err);
+	tap_ok(!ret, "it loads (%s)", err.msg);
+	if (!ret) {
+		tap_ok(!strcmp(st.arch, live->arch) &&
+		       st.paging_levels == live->paging_levels &&
+		       st.va_bits == live->va_bits &&
+		       st.page_size == live->page_size &&
+		       st.master_node == live->master_node &&
+		       st.activation == live->activation &&
+		       st.master_root_pa == live->master_root_pa &&
+		       st.direct_map == live->direct_map,
+		       "its header equals the debugfs summary of the same load");
+		tap_ok(same_nodes(&st, live),
+		       "its nodes equal the debugfs nodes (roles, roots, CPUs)");
+		tap_ok(st.nr_regions == live->nr_regions &&
+		       !memcmp(st.regions, live->regions,
+			       sizeof(st.regions[0]) * st.nr_regions),
+		       "its regions equal the debugfs regions");
+		tap_ok(same_extents(&st, live),
+		       "its %zu extents equal the debugfs replicas file",
+		       st.nr_extents);
+		for (i = 0; i < st.nr_tasks && i < live->nr_tasks; i++)
+			if (st.tasks[i].pid != live->tasks[i].pid ||
+			    st.tasks[i].expected_root_pa !=
+				    live->tasks[i].expected_root_pa)
+				break;
+		tap_ok(st.nr_tasks == live->nr_tasks && i == st.nr_tasks,
+		       "its %zu tasks are the workers debugfs lists",
+		       st.nr_tasks);
+		kt_state_free(&st);
+	}
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
+static void put32(uint8_t *desc, size_t off, uint32_t v)
+{
+	memcpy(desc + off, &v, 4);
+}
+
+static void test_descriptor_damage(const uint8_t *good, size_t len,
+				   uint64_t pa)
+{
+	const struct ktrepl_desc *d = (const void *)good;
+	struct {
+		const char *what;
+		size_t off;
+		uint32_t value;
+		size_t keep;	/* bytes of the image; 0: all */
+		const char *says;
+	} cases[] = {
+		{ "ABI version 2", offsetof(struct ktrepl_desc, abi), 2, 0,
+		  "ABI version 2" },
+		{ "a size past the 1 MiB bound", offsetof(struct ktrepl_desc, size),
+		  2u << 20, 0, "corrupt" },
+		{ "an extent count running past its size",
+		  offsetof(struct ktrepl_desc, nr_extents), d->nr_extents + 100,
+		  0, "overruns" },
+		{ "a node array offset past the end",
+		  offsetof(struct ktrepl_desc, nodes_off), d->size, 0, "overruns" },
+		{ "a role no reader knows",
+		  d->nodes_off + offsetof(struct ktrepl_desc_node, role), 7, 0,
+		  "unknown role" },
+		{ "an image cut in the middle", 0, 0, len / 2, "outside" },
+		{ "no magic", 0, 0x2a, 0, "no ktrepl descriptor" },
+	};
+	uint8_t *desc = malloc(len);
+	struct kt_memsrc *src;
+	struct kt_state st;
+	struct kt_err err;
+	char path[32];
+	size_t i;
+
+	for (i = 0; desc && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		memcpy(desc, good, len);
+		if (cases[i].value)
+			put32(desc, cases[i].off, cases[i].value);
+		src = descriptor_image(desc, cases[i].keep ? cases[i].keep : len,
+				       pa, path);
+		if (!src) {
+			tap_ok(0, "%s: image", cases[i].what);
+			continue;
+		}
+		kt_err_clear(&err);
+		ret = kt_state_load_descriptor(&st, src, pa, &err);
+		tap_ok(ret < 0 && strstr(err.msg, cases[i].says),
+		       "descriptor with %s: an error saying '%s': %s",
+		       cases[i].what, cases[i].says, err.msg);
+		if (!ret)
+			kt_state_free(&st);
+		kt_memsrc_close(src);
+		unlink(path);
+	}
+	free(desc);
+}
+
+int main(void)
+{
+	struct kt_state live;
+	char *desc, *pa_text;
+	size_t len, pa_len;
+	uint64_t pa;
+
+	tap_header();
+	memset(&live, 0, sizeof(live));
+	test_debugfs(&live);
+	test_debugfs_damage();
+	desc = slurp(FIXTURE "/descriptor.bin", &len);
+	pa_text = slurp(FIXTURE "/descriptor.pa", &pa_len);
+	tap_ok(desc && pa_text && len > sizeof(struct ktrepl_desc),
+	       "the captured descriptor is there (%zu bytes)", len);
+	if (desc && pa_text) {
+		pa = strtoull(pa_text, NULL, 16);
+		test_descriptor(&live, (uint8_t *)desc, len, pa);
+		test_descriptor_damage((uint8_t *)desc, len, pa);
+	}
+	free(desc);
+	free(pa_text);
+	kt_state_free(&live);
+	return tap_finish();
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Regenerate tests/unit/fixtures/ from one real x86_64 2x2 guest: its
+debugfs files and its vmcore descriptor, read at the same moment. Not a
+test; run it by hand after an ABI change and review the diff."""
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ktvm  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+OUT = os.path.join(ktvm.ROOT, "tests", "unit", "fixtures", "x86_64-2x2")
+
+
+def descriptor_pa(core):
+    """KTREPL_DESCRIPTOR= from the dump's VMCOREINFO note."""
+    with open(core, "rb") as f:
+        ehdr = f.read(64)
+        phoff, = struct.unpack_from("<Q", ehdr, 32)
+        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            p_type, _, p_offset, _, _, p_filesz = struct.unpack(
+                "<IIQQQQ", f.read(40))
+            if p_type != 4:
+                continue
+            f.seek(p_offset)
+            found = re.findall(rb"KTREPL_DESCRIPTOR=([0-9a-f]+)",
+                               f.read(p_filesz))
+            if found:
+                return int(found[-1], 16)
+    return None
+
+
+def main():
+    core = os.path.join(ktvm.BUILD, "capture.vmcore")
+    lines, error = ktvm.dump_guest(
+        os.path.join(HERE, "guest", "capture-fixtures.sh"), [(core, "elf")],
+        tools=[ktvm.tool("ktrepl-dump")])
+    if error or any(x.startswith("not ok") for x in lines):
+        sys.exit(f"capture failed: {error or 'see the guest'}")
+    files = {}
+    for line in lines:
+        if line.startswith("@@file:"):
+            tag, _, text = line.partition("@@ ")
+            name = tag[len("@@file:"):].replace("pgtables-", "pgtables/")
+            files.setdefault(name, []).append(text)
+    pa = descriptor_pa(core)
+    with open(core, "rb") as f:
+        f.seek(ktvm.elf_phys_offset(core, pa))
+        raw = f.read(1 << 20)
+    os.unlink(core)
+    size = struct.unpack_from("<I", raw, 20)[0]
+    for name, text in files.items():
+        path = os.path.join(OUT, "debugfs", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write("".join(t + "\n" for t in text))
+    with open(os.path.join(OUT, "descriptor.bin"), "wb") as f:
+        f.write(raw[:size])
+    with open(os.path.join(OUT, "descriptor.pa"), "w") as f:
+        f.write(f"0x{pa:x}\n")
+    print(f"wrote {len(files)} debugfs files and a {size}-byte descriptor "
+          f"at 0x{pa:x} to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
