@@ -160,6 +160,8 @@ static void test_debugfs_damage(void)
 		  "unknown activation" },
 		{ "summary", "role=replica", "role=primary", "unknown role" },
 		{ "summary", "arch=x86_64 ", "", "lacks" },
+		/* a file cut short inside its first record */
+		{ "summary", "paging_levels=4", "pag\n", "lacks" },
 		{ "replicas", "size=", "sighs=", "lacks" },
 		{ "replicas", "region=text", "region=data", "unknown region" },
 	};

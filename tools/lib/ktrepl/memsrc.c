@@ -53,6 +53,20 @@ int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
 	return src->ops->phys_end(src, end, err);
 }
 
+int kt_memsrc_next_range(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
+			 uint64_t *end, struct kt_err *err)
+{
+	int ret;
+
+	if (src->ops->next_range)
+		return src->ops->next_range(src, pa, start, end);
+	ret = kt_memsrc_phys_end(src, end, err);
+	if (ret)
+		return ret;
+	*start = pa;
+	return pa < *end ? 0 : -ENOENT;
+}
+
 void kt_memsrc_close(struct kt_memsrc *src)
 {
 	if (!src)

@@ -30,6 +30,13 @@ struct kt_memsrc_ops {
 	/* Optional: one past the highest physical address, for scans. */
 	int (*phys_end)(struct kt_memsrc *src, uint64_t *end,
 			struct kt_err *err);
+	/*
+	 * Optional: the first run [*start, *end) the source really holds
+	 * that ends after pa; -ENOENT past the last. Lets a scan skip what a
+	 * header claims but the file does not hold.
+	 */
+	int (*next_range)(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
+			  uint64_t *end);
 	void (*close)(struct kt_memsrc *src);
 };
 
@@ -45,6 +52,9 @@ int kt_memsrc_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 			 size_t len, struct kt_err *err);
 int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
 		       struct kt_err *err);
+/* next_range, or [pa, phys_end) where the source cannot tell */
+int kt_memsrc_next_range(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
+			 uint64_t *end, struct kt_err *err);
 void kt_memsrc_close(struct kt_memsrc *src);
 
 /* A raw file whose byte at offset (pa - base) is physical address pa. */

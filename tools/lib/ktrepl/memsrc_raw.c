@@ -39,6 +39,18 @@ static int raw_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 	return 0;
 }
 
+static int raw_next_range(struct kt_memsrc *src, uint64_t pa,
+			  uint64_t *start, uint64_t *end)
+{
+	struct raw_image *img = src->priv;
+
+	if (pa >= img->base + img->size)
+		return -ENOENT;
+	*start = pa > img->base ? pa : img->base;
+	*end = img->base + img->size;
+	return 0;
+}
+
 static int raw_phys_end(struct kt_memsrc *src, uint64_t *end,
 			struct kt_err *err)
 {
@@ -60,6 +72,7 @@ static const struct kt_memsrc_ops raw_ops = {
 	.name = "raw image",
 	.read_phys = raw_read_phys,
 	.phys_end = raw_phys_end,
+	.next_range = raw_next_range,
 	.close = raw_close,
 };
 

@@ -6,21 +6,38 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <sys/stat.h>
 #include <inttypes.h>
 #include <libkdumpfile/kdumpfile.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "dump_check.h"
 #include "flattened.h"
 #include "memsrc.h"
+
+/*
+ * How long libkdumpfile may take to open a dump in the probe, in seconds;
+ * KTREPL_DUMP_OPEN_TIMEOUT overrides it (documented in ktrepl-dump(8)).
+ */
+#define PROBE_TIMEOUT_S 30
+
+static int probe_timeout_ms(void)
+{
+	const char *env = getenv("KTREPL_DUMP_OPEN_TIMEOUT");
+	int s = env ? atoi(env) : 0;
+
+	return (s > 0 ? s : PROBE_TIMEOUT_S) * 1000;
+}
 
 struct vmcore {
 	int fd;
 	kdump_ctx_t *ctx;
+	struct kt_dump_layout layout;
 };
 
 static int vmcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
@@ -70,13 +87,44 @@ static int vmcore_phys_end(struct kt_memsrc *src, uint64_t *end,
 	return 0;
 }
 
-static void vmcore_close(struct kt_memsrc *src)
+/* ELF dumps: the file-backed ranges validation found; kdump: unknown */
+static int vmcore_next_range(struct kt_memsrc *src, uint64_t pa,
+			     uint64_t *start, uint64_t *end)
 {
 	struct vmcore *vc = src->priv;
+	const struct kt_dump_layout *l = &vc->layout;
+	struct kt_err err;
+	size_t i;
 
-	kdump_free(vc->ctx);
-	close(vc->fd);
+	if (l->format != KT_DUMP_ELF) {
+		if (vmcore_phys_end(src, end, &err) || pa >= *end)
+			return -ENOENT;
+		*start = pa;
+		return 0;
+	}
+	for (i = 0; i < l->nr_ranges; i++) {
+		if (l->ranges[i].pa + l->ranges[i].size <= pa)
+			continue;
+		*start = l->ranges[i].pa > pa ? l->ranges[i].pa : pa;
+		*end = l->ranges[i].pa + l->ranges[i].size;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void vmcore_free(struct vmcore *vc)
+{
+	if (vc->ctx)
+		kdump_free(vc->ctx);
+	if (vc->fd >= 0)
+		close(vc->fd);
+	kt_dump_layout_free(&vc->layout);
 	free(vc);
+}
+
+static void vmcore_close(struct kt_memsrc *src)
+{
+	vmcore_free(src->priv);
 }
 
 static const struct kt_memsrc_ops vmcore_ops = {
@@ -84,6 +132,7 @@ static const struct kt_memsrc_ops vmcore_ops = {
 	.read_phys = vmcore_read_phys,
 	.vmcoreinfo = vmcore_vmcoreinfo,
 	.phys_end = vmcore_phys_end,
+	.next_range = vmcore_next_range,
 	.close = vmcore_close,
 };
 
@@ -140,46 +189,73 @@ static void vmcore_fix_arch(kdump_ctx_t *ctx, const char *path)
 	kdump_clear_err(ctx);
 }
 
-/*
- * libkdumpfile reads past the end of a cut ELF dump as if the memory
- * were there; a copy cut short in transfer must be an error, not a
- * replica that looks like zeroes.
- */
-static int vmcore_check_elf_complete(int fd, const char *path,
-				     struct kt_err *err)
+/* Everything libkdumpfile does when a dump is opened and first read. */
+static kdump_ctx_t *vmcore_open_ctx(int fd, const char *probe_path,
+				    const struct kt_dump_layout *layout)
 {
-	size_t nr_phdrs, i;
-	struct stat sb;
-	int ret = 0;
-	Elf *elf;
+	kdump_ctx_t *ctx = kdump_new();
+	char *raw = NULL;
+	uint8_t byte;
+	size_t one = 1;
 
-	if (fstat(fd, &sb))
-		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		return 0;	/* not ELF: the other formats check themselves */
+	if (!ctx)
+		return NULL;
+	if (kdump_set_number_attr(ctx, KDUMP_ATTR_FILE_FD, fd) != KDUMP_OK) {
+		kdump_free(ctx);
+		return NULL;
 	}
-	if (!elf_getphdrnum(elf, &nr_phdrs)) {
-		for (i = 0; i < nr_phdrs; i++) {
-			GElf_Phdr phdr;
+	vmcore_fix_arch(ctx, probe_path);
+	kdump_set_string_attr(ctx, KDUMP_ATTR_OSTYPE, "linux");
+	kdump_clear_err(ctx);
+	/* the first reads a tool makes: VMCOREINFO and memory */
+	if (kdump_vmcoreinfo_raw(ctx, &raw) == KDUMP_OK)
+		free(raw);
+	if (layout->nr_ranges)
+		kdump_read(ctx, KDUMP_KPHYSADDR, layout->ranges[0].pa, &byte,
+			   &one);
+	kdump_clear_err(ctx);
+	return ctx;
+}
 
-			if (!gelf_getphdr(elf, (int)i, &phdr))
-				continue;
-			if (phdr.p_offset + phdr.p_filesz > (uint64_t)sb.st_size) {
-				ret = kt_err_set(err, EIO,
-						 "%s: truncated vmcore: segment %zu (physical 0x%" PRIx64 ") ends at byte %" PRIu64 ", the file has %" PRIu64,
-						 path, i, (uint64_t)phdr.p_paddr,
-						 (uint64_t)(phdr.p_offset + phdr.p_filesz),
-						 (uint64_t)sb.st_size);
-				break;
-			}
+/*
+ * Damage the checks in dump_check.c do not cover may still crash or hang
+ * libkdumpfile. Open the dump once in a child first: if that child dies
+ * or does not finish, say so instead of taking the tool down with it.
+ */
+static int vmcore_probe(int fd, const char *path, const char *probe_path,
+			const struct kt_dump_layout *layout, struct kt_err *err)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int status, waited_ms, limit_ms = probe_timeout_ms();
+	pid_t pid, done;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* no probe, no protection: carry on */
+	if (!pid) {
+		kdump_ctx_t *ctx = vmcore_open_ctx(fd, probe_path, layout);
+
+		_exit(ctx ? 0 : 3);
+	}
+	for (waited_ms = 0;; waited_ms += 10) {
+		done = waitpid(pid, &status, WNOHANG);
+		if (done == pid || (done < 0 && errno != EINTR))
+			break;
+		if (waited_ms >= limit_ms) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return kt_err_set(err, ETIMEDOUT,
+					  "%s: libkdumpfile did not finish opening it in %d s: the dump is damaged",
+					  path, limit_ms / 1000);
 		}
+		nanosleep(&tick, NULL);
 	}
-	elf_end(elf);
-	return ret;
+	if (done == pid && WIFSIGNALED(status))
+		return kt_err_set(err, EPROTO,
+				  "%s: libkdumpfile crashed opening it (%s): the dump is damaged in a way the header checks do not catch",
+				  path, strsignal(WTERMSIG(status)));
+	return 0;
 }
 
 int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
@@ -188,7 +264,6 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 	const char *probe_path = path;
 	char real_path[64];
 	struct vmcore *vc;
-	kdump_status st;
 	int ret;
 
 	vc = calloc(1, sizeof(*vc));
@@ -205,8 +280,9 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 
 		ret = kt_unflatten(vc->fd, path, &real, err);
 		close(vc->fd);
+		vc->fd = -1;
 		if (ret) {
-			free(vc);
+			vmcore_free(vc);
 			return ret;
 		}
 		vc->fd = real;
@@ -214,35 +290,22 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 		snprintf(real_path, sizeof(real_path), "/proc/self/fd/%d", real);
 		probe_path = real_path;
 	}
-	ret = vmcore_check_elf_complete(vc->fd, path, err);
+	ret = kt_dump_validate(vc->fd, path, &vc->layout, err);
+	if (!ret)
+		ret = vmcore_probe(vc->fd, path, probe_path, &vc->layout, err);
 	if (ret) {
-		close(vc->fd);
-		free(vc);
+		vmcore_free(vc);
 		return ret;
 	}
-	vc->ctx = kdump_new();
+	vc->ctx = vmcore_open_ctx(vc->fd, probe_path, &vc->layout);
 	if (!vc->ctx) {
-		ret = kt_err_set(err, ENOMEM, "%s: cannot allocate a dump context",
-				 path);
-		goto fail;
+		vmcore_free(vc);
+		return kt_err_set(err, EINVAL, "%s: not a vmcore libkdumpfile can read",
+				  path);
 	}
-	st = kdump_set_number_attr(vc->ctx, KDUMP_ATTR_FILE_FD, vc->fd);
-	if (st != KDUMP_OK) {
-		ret = kt_err_set(err, EINVAL, "%s: not a vmcore: %s", path,
-				 kdump_get_err(vc->ctx));
-		goto fail;
-	}
-	vmcore_fix_arch(vc->ctx, probe_path);
-	kdump_set_string_attr(vc->ctx, KDUMP_ATTR_OSTYPE, "linux");
-	kdump_clear_err(vc->ctx);
 	*out = kt_memsrc_new(&vmcore_ops, vc, path);
 	if (*out)
 		return 0;
-	ret = kt_err_set(err, ENOMEM, "%s: out of memory", path);
-fail:
-	if (vc->ctx)
-		kdump_free(vc->ctx);
-	close(vc->fd);
-	free(vc);
-	return ret;
+	vmcore_free(vc);
+	return kt_err_set(err, ENOMEM, "%s: out of memory", path);
 }

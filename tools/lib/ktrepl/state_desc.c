@@ -22,8 +22,9 @@ static bool is_descriptor(struct kt_memsrc *src, uint64_t pa)
 int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 			     struct kt_err *err)
 {
-	uint64_t end, page;
+	uint64_t start, end, page, scanned = 0;
 	char val[64], *tail;
+	int ret;
 
 	kt_err_clear(err);
 	if (!kt_memsrc_vmcoreinfo(src, "KTREPL_DESCRIPTOR", val, sizeof(val),
@@ -39,19 +40,31 @@ int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 					  *pa);
 		return 0;
 	}
-	/* no VMCOREINFO line: a bounded scan of page starts */
+	/*
+	 * No VMCOREINFO line: scan page starts of the memory the source
+	 * holds, not the memory a (maybe damaged) header claims.
+	 */
 	kt_err_clear(err);
-	if (kt_memsrc_phys_end(src, &end, err))
-		return kt_err_wrap(err, "no KTREPL_DESCRIPTOR in VMCOREINFO and cannot scan");
-	for (page = 0; page < end; page += 4096) {
-		if (is_descriptor(src, page)) {
-			*pa = page;
-			return 0;
+	for (page = 0;; page = end) {
+		ret = kt_memsrc_next_range(src, page, &start, &end, err);
+		if (ret == -ENOENT)
+			break;
+		if (ret)
+			return kt_err_wrap(err, "no KTREPL_DESCRIPTOR in VMCOREINFO and cannot scan");
+		if (end <= page)
+			break;
+		scanned += end - start;
+		for (page = (start + 4095) & ~4095ULL; page < end; page += 4096) {
+			if (is_descriptor(src, page)) {
+				*pa = page;
+				return 0;
+			}
 		}
 	}
+	kt_err_clear(err);
 	return kt_err_set(err, ENOENT,
 			  "no ktrepl state in this dump: no KTREPL_DESCRIPTOR in VMCOREINFO and no descriptor in %" PRIu64 " MiB of memory (was ktrepl.ko loaded?)",
-			  end >> 20);
+			  scanned >> 20);
 }
 
 /*

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KTREPL_DUMP_CHECK_H
+#define KTREPL_DUMP_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* A run of physical memory the dump file really holds. */
+struct kt_dump_range {
+	uint64_t pa;
+	uint64_t size;
+};
+
+/* What validation learnt about a dump, for the reader that follows. */
+struct kt_dump_layout {
+	enum { KT_DUMP_ELF, KT_DUMP_KDUMP } format;
+	/* ELF: the file-backed part of each PT_LOAD, sorted by pa */
+	struct kt_dump_range *ranges;
+	size_t nr_ranges;
+};
+
+/*
+ * Check everything libkdumpfile will trust before it sees the dump: for
+ * ELF the header, program and section header tables, every PT_LOAD and
+ * PT_NOTE inside the file, and every note inside its segment; for kdump
+ * the header, sub-header, bitmaps and page descriptors. An error names
+ * the path and the field. Neither format: 0, the layout format unset.
+ */
+int kt_dump_validate(int fd, const char *path, struct kt_dump_layout *layout,
+		     struct kt_err *err);
+void kt_dump_layout_free(struct kt_dump_layout *layout);
+
+#endif
