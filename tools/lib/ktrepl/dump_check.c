@@ -160,7 +160,7 @@ static int elf_check_sections(const struct dump_file *f, const Elf64_Ehdr *eh,
 		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
 		    !in_file(f, sh.sh_offset, sh.sh_size))
 			return kt_err_set(err, EPROTO,
-					  "%s: section header %u: sh_offset %" PRIu64 " + sh_size %" PRIu64 " runs past the end of the file",
+					  "%s: corrupt vmcore: section header %u: sh_offset %" PRIu64 " + sh_size %" PRIu64 " runs past the end of the file",
 					  f->path, i, (uint64_t)sh.sh_offset,
 					  (uint64_t)sh.sh_size);
 	}
@@ -182,7 +182,7 @@ static int elf_check_header(const struct dump_file *f, const Elf64_Ehdr *eh,
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
 		return kt_err_set(err, EPROTO, "%s: e_phentsize is %u, not %zu",
 				  f->path, eh->e_phentsize, sizeof(Elf64_Phdr));
-	return elf_check_sections(f, eh, err);
+	return 0;
 }
 
 static int elf_validate(const struct dump_file *f, struct kt_dump_layout *layout,
@@ -219,6 +219,9 @@ static int elf_validate(const struct dump_file *f, struct kt_dump_layout *layout
 	for (i = 0; !ret && i < phnum; i++)
 		ret = elf_check_phdr(f, &ph[i], (unsigned int)i, layout, err);
 	free(ph);
+	/* after the segments: a cut file is "truncated", not "bad section" */
+	if (!ret)
+		ret = elf_check_sections(f, &eh, err);
 	if (!ret && !layout->nr_ranges)
 		ret = kt_err_set(err, EPROTO, "%s: no PT_LOAD holds any memory",
 				 f->path);
