@@ -371,11 +371,18 @@ void ktr_patch_stop(void)
 	cancel_work_sync(&sync_work);
 }
 
+/*
+ * missed: patches no replica got. Besides those made with propagate=0,
+ * the kprobe itself counts the calls it could not handle (nested in
+ * another kprobe, or ftrace recursion for an ftrace-based probe): each
+ * is a write the master got and the replicas did not.
+ */
 void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 {
 	*patches = atomic64_read(&nr_patches);
 	*bytes = atomic64_read(&nr_patch_bytes);
-	*missed = atomic64_read(&nr_missed);
+	*missed = atomic64_read(&nr_missed) +
+		  (kprobe_registered ? READ_ONCE(patch_kprobe.nmissed) : 0);
 	*prop = READ_ONCE(propagate);
 }
 

@@ -8,9 +8,12 @@
 
 #include "memsrc.h"
 
-/* Write size bytes of img to a temporary file (path: a mkstemp template). */
-static inline struct kt_memsrc *open_raw_image(const void *img, size_t size,
-					       char *path)
+/*
+ * Write size bytes of img to a temporary file (path: a mkstemp template)
+ * holding physical memory from base on.
+ */
+static inline struct kt_memsrc *open_raw_image_at(const void *img, size_t size,
+						  uint64_t base, char *path)
 {
 	struct kt_memsrc *src = NULL;
 	struct kt_err err;
@@ -23,9 +26,15 @@ static inline struct kt_memsrc *open_raw_image(const void *img, size_t size,
 		return NULL;
 	}
 	close(fd);
-	if (kt_memsrc_open_raw(&src, path, 0, &err))
+	if (kt_memsrc_open_raw(&src, path, base, &err))
 		return NULL;
 	return src;
+}
+
+static inline struct kt_memsrc *open_raw_image(const void *img, size_t size,
+					       char *path)
+{
+	return open_raw_image_at(img, size, 0, path);
 }
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ktrepl_desc.h"
+#include "rawimg.h"
 #include "state.h"
 #include "tap.h"
 
@@ -197,22 +198,8 @@ static void test_debugfs_damage(void)
 static struct kt_memsrc *descriptor_image(const void *desc, size_t len,
 					  uint64_t pa, char *path)
 {
-	struct kt_memsrc *src = NULL;
-	struct kt_err err;
-	int fd;
-
 	strcpy(path, "/tmp/ktrepl-desc-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return NULL;
-	if (write(fd, desc, len) != (ssize_t)len) {
-		close(fd);
-		return NULL;
-	}
-	close(fd);
-	if (kt_memsrc_open_raw(&src, path, pa, &err))
-		return NULL;
-	return src;
+	return open_raw_image_at(desc, len, pa, path);
 }
 
 static bool same_extents(const struct kt_state *a, const struct kt_state *b)

@@ -18,13 +18,7 @@ OUT = os.path.join(ktvm.ROOT, "tests", "unit", "fixtures", "x86_64-2x2")
 def descriptor_pa(core):
     """KTREPL_DESCRIPTOR= from the dump's VMCOREINFO note."""
     with open(core, "rb") as f:
-        ehdr = f.read(64)
-        phoff, = struct.unpack_from("<Q", ehdr, 32)
-        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            p_type, _, p_offset, _, _, p_filesz = struct.unpack(
-                "<IIQQQQ", f.read(40))
+        for p_type, p_offset, _, p_filesz in ktvm.elf_segments(core):
             if p_type != 4:
                 continue
             f.seek(p_offset)

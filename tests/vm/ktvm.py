@@ -462,10 +462,10 @@ def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
         os.unlink(initrd)
 
 
-def elf_phys_offset(path, pa):
-    """File offset of physical address pa in an ELF core, from its
-    program headers read by hand (independent of the tools under test);
-    None when no PT_LOAD holds it."""
+def elf_segments(path):
+    """(p_type, p_offset, p_paddr, p_filesz) of each program header of an
+    ELF core, read by hand (independent of the tools under test)."""
+    segs = []
     with open(path, "rb") as f:
         ehdr = f.read(64)
         phoff, = struct.unpack_from("<Q", ehdr, 32)
@@ -474,8 +474,16 @@ def elf_phys_offset(path, pa):
             f.seek(phoff + i * phentsize)
             (p_type, _flags, p_offset, _vaddr, p_paddr, p_filesz,
              _memsz, _align) = struct.unpack("<IIQQQQQQ", f.read(56))
-            if p_type == 1 and p_paddr <= pa < p_paddr + p_filesz:
-                return p_offset + pa - p_paddr
+            segs.append((p_type, p_offset, p_paddr, p_filesz))
+    return segs
+
+
+def elf_phys_offset(path, pa):
+    """File offset of physical address pa in an ELF core; None when no
+    PT_LOAD holds it."""
+    for p_type, p_offset, p_paddr, p_filesz in elf_segments(path):
+        if p_type == 1 and p_paddr <= pa < p_paddr + p_filesz:
+            return p_offset + pa - p_paddr
     return None
 
 

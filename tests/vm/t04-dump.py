@@ -396,13 +396,7 @@ def damaged_run(path, edits):
 
 def elf_header_span(path):
     """Bytes before the first PT_LOAD: headers, sections, notes."""
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    phoff, = struct.unpack_from("<Q", head, 32)
-    phnum, = struct.unpack_from("<H", head, 56)
-    offs = [struct.unpack_from("<IIQ", head, phoff + 56 * i)
-            for i in range(phnum)]
-    return min(o for t, _, o in offs if t == 1)
+    return min(off for t, off, _, _ in ktvm.elf_segments(path) if t == 1)
 
 
 with open(elf_core, "rb") as f:

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# Issue 16: the unfiltered function tracer (about 35k sites) enabled and
+# disabled ROUNDS times while the workers run on their node's tables.
+# MODE=control runs the same storm without ktrepl.ko, so that what the
+# emulator does on its own is seen beside what the module adds.
+. /lib.sh
+T=/sys/kernel/tracing
+MODE=${MODE:-module}
+ROUNDS=${ROUNDS:-5}
+mount -t tracefs nodev $T 2>/dev/null
+now() { cut -d. -f1 /proc/uptime; }
+if [ "$MODE" = module ]; then
+	check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+	check "workers start on node tables" sh -c "echo start > $D/workload"
+	sleep 1
+	emit before cat $D/tasks
+fi
+t0=$(now)
+i=1
+while [ $i -le "$ROUNDS" ]; do
+	echo function > $T/current_tracer
+	echo nop > $T/current_tracer
+	echo "@@round@@ round=$i seconds=$(($(now) - t0))"
+	i=$((i + 1))
+done
+ok "$ROUNDS rounds of the unfiltered function tracer on and off finished"
+if dmesg | grep -Eq 'rcu.*stall|soft lockup|hung task'; then
+	dmesg | grep -EA12 'rcu.*stall|soft lockup|hung task' | head -40 | sed 's/^/# /'
+	not_ok "no RCU stall, soft lockup or hung task"
+else
+	ok "no RCU stall, soft lockup or hung task"
+fi
+if [ "$MODE" = module ]; then
+	emit after cat $D/tasks
+	emit patches head -n1 $D/patches
+	emit kprobe grep __text_poke /sys/kernel/debug/kprobes/list
+	check "replicas identical to the master (diff exits 0)" ktrepl-dump diff
+	check "verify: healthy" ktrepl-dump --verify
+	check "workers stop" sh -c "echo stop > $D/workload"
+	check "rmmod ktrepl" rmmod ktrepl
+fi
+check_dmesg_clean
+done_testing
