@@ -74,32 +74,32 @@ struct table {
 	uint64_t end;
 };
 
-/* a table's bytes, from a section or a __start_/__stop_ symbol pair */
-static uint8_t *read_table(struct kt_vmlinux *v, const struct table *t,
-			   size_t entry, size_t *n, struct kt_err *err)
+/*
+ * A table's bytes, from a section or a __start_/__stop_ symbol pair.
+ * An absent or empty table is no error: *buf stays NULL, *n 0.
+ */
+static int read_table(struct kt_vmlinux *v, const struct table *t,
+		      size_t entry, uint8_t **buf, size_t *n,
+		      struct kt_err *err)
 {
-	uint8_t *buf;
-
+	*buf = NULL;
 	*n = 0;
 	if (!t->start || t->end <= t->start)
-		return NULL;
-	if ((t->end - t->start) % entry) {
-		kt_err_set(err, EPROTO,
-			   "%s: a table at 0x%" PRIx64 " is not made of %zu-byte entries; not a Linux 6.1 x86_64 vmlinux?",
-			   v->path, t->start, entry);
-		return NULL;
-	}
-	buf = malloc(t->end - t->start);
-	if (!buf) {
-		kt_err_set(err, ENOMEM, "out of memory");
-		return NULL;
-	}
-	if (kt_vmlinux_read(v, t->start, buf, t->end - t->start, err)) {
-		free(buf);
-		return NULL;
+		return 0;
+	if ((t->end - t->start) % entry)
+		return kt_err_set(err, EPROTO,
+				  "%s: a table at 0x%" PRIx64 " is not made of %zu-byte entries; not a Linux 6.1 x86_64 vmlinux?",
+				  v->path, t->start, entry);
+	*buf = malloc(t->end - t->start);
+	if (!*buf)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	if (kt_vmlinux_read(v, t->start, *buf, t->end - t->start, err)) {
+		free(*buf);
+		*buf = NULL;
+		return -err->code;
 	}
 	*n = (t->end - t->start) / entry;
-	return buf;
+	return 0;
 }
 
 static int32_t s32_at(const uint8_t *p)
@@ -129,81 +129,120 @@ static uint32_t insn_len(struct kt_vmlinux *v, uint64_t va)
 	return kt_arch_x86_64.branch_len(b);
 }
 
-enum table_id {
-	T_ALT, T_RETPOLINE, T_RETURN, T_PARAVIRT, T_LOCKS, T_MCOUNT, T_JUMP,
-	T_STATIC_CALL, T_NR,
+/*
+ * Where one entry of a table says a site is and how long it is; at is the
+ * entry's own link-time address (for self-relative offsets).
+ */
+typedef void (*site_decode_fn)(struct kt_vmlinux *v, uint64_t at,
+			       const uint8_t *e, uint64_t *va, uint32_t *len);
+
+/* struct alt_instr: s32 instr_offset, s32 repl_offset, u16 cpuid, u8 len */
+static void decode_alt(struct kt_vmlinux *v, uint64_t at, const uint8_t *e,
+		       uint64_t *va, uint32_t *len)
+{
+	*va = at + s32_at(e);
+	*len = e[10];
+}
+
+/* struct paravirt_patch_site: u8 *instr, u8 type, u8 len */
+static void decode_paravirt(struct kt_vmlinux *v, uint64_t at,
+			    const uint8_t *e, uint64_t *va, uint32_t *len)
+{
+	*va = u64_at(e);
+	*len = e[9];
+}
+
+/* __mcount_loc: the absolute address of each 5-byte fentry call */
+static void decode_mcount(struct kt_vmlinux *v, uint64_t at, const uint8_t *e,
+			  uint64_t *va, uint32_t *len)
+{
+	*va = u64_at(e);
+	*len = 5;
+}
+
+/* a self-relative s32 to a jump, call or NOP, as long as the file has it */
+static void decode_rel_branch(struct kt_vmlinux *v, uint64_t at,
+			      const uint8_t *e, uint64_t *va, uint32_t *len)
+{
+	*va = at + s32_at(e);
+	*len = insn_len(v, *va);
+}
+
+/* a self-relative s32 to a 5-byte call (the key's flags are elsewhere) */
+static void decode_rel_call(struct kt_vmlinux *v, uint64_t at,
+			    const uint8_t *e, uint64_t *va, uint32_t *len)
+{
+	*va = at + s32_at(e);
+	*len = 5;
+}
+
+/* .smp_locks: a self-relative s32 to a one-byte lock prefix */
+static void decode_rel_prefix(struct kt_vmlinux *v, uint64_t at,
+			      const uint8_t *e, uint64_t *va, uint32_t *len)
+{
+	*va = at + s32_at(e);
+	*len = 1;
+}
+
+/*
+ * Every patch-site table the kernel walks, found by section name or by a
+ * __start_/__stop_ symbol pair, with its entry size and decoder.
+ */
+static const struct site_table {
+	const char *section;
+	const char *start_sym, *stop_sym;
+	size_t entry;
+	site_decode_fn decode;
+	enum kt_site_kind kind;
+} site_tables[] = {
+	{ ".altinstructions", NULL, NULL, ALT_INSTR_SIZE, decode_alt,
+	  KT_SITE_ALTERNATIVE },
+	{ ".retpoline_sites", NULL, NULL, 4, decode_rel_branch,
+	  KT_SITE_RETPOLINE },
+	{ ".return_sites", NULL, NULL, 4, decode_rel_branch,
+	  KT_SITE_RETURN_THUNK },
+	{ ".parainstructions", NULL, NULL, PARAVIRT_SITE_SIZE, decode_paravirt,
+	  KT_SITE_PARAVIRT },
+	{ ".smp_locks", NULL, NULL, 4, decode_rel_prefix, KT_SITE_LOCK_PREFIX },
+	{ NULL, "__start_mcount_loc", "__stop_mcount_loc", 8, decode_mcount,
+	  KT_SITE_FTRACE },
+	{ NULL, "__start___jump_table", "__stop___jump_table", JUMP_ENTRY_SIZE,
+	  decode_rel_branch, KT_SITE_JUMP_LABEL },
+	{ NULL, "__start_static_call_sites", "__stop_static_call_sites",
+	  STATIC_CALL_SITE_SIZE, decode_rel_call, KT_SITE_STATIC_CALL },
 };
+
+#define NR_SITE_TABLES (sizeof(site_tables) / sizeof(site_tables[0]))
+
+static int load_table_sites(struct kt_vmlinux *v, const struct site_table *st,
+			    const struct table *t, struct kt_err *err)
+{
+	size_t n, i;
+	uint8_t *b;
+	int ret;
+
+	ret = read_table(v, t, st->entry, &b, &n, err);
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t va;
+		uint32_t len;
+
+		st->decode(v, t->start + i * st->entry, b + i * st->entry, &va,
+			   &len);
+		ret = add_site(v, va, len, st->kind, err);
+	}
+	free(b);
+	return ret;
+}
 
 static int load_sites(struct kt_vmlinux *v, const struct table *tables,
 		      struct kt_err *err)
 {
-	size_t n, i;
-	uint8_t *b;
+	size_t i;
 	int ret = 0;
 
-	b = read_table(v, &tables[T_ALT], ALT_INSTR_SIZE, &n, err);
-	for (i = 0; i < n && !ret; i++) {
-		uint64_t at = tables[T_ALT].start + i * ALT_INSTR_SIZE;
-
-		ret = add_site(v, at + s32_at(b + i * ALT_INSTR_SIZE),
-			       b[i * ALT_INSTR_SIZE + 10], KT_SITE_ALTERNATIVE,
-			       err);
-	}
-	free(b);
-	b = read_table(v, &tables[T_PARAVIRT], PARAVIRT_SITE_SIZE, &n, err);
-	for (i = 0; i < n && !ret; i++)
-		ret = add_site(v, u64_at(b + i * PARAVIRT_SITE_SIZE),
-			       b[i * PARAVIRT_SITE_SIZE + 9], KT_SITE_PARAVIRT,
-			       err);
-	free(b);
-	b = read_table(v, &tables[T_MCOUNT], 8, &n, err);
-	for (i = 0; i < n && !ret; i++)
-		ret = add_site(v, u64_at(b + i * 8), 5, KT_SITE_FTRACE, err);
-	free(b);
-	b = read_table(v, &tables[T_JUMP], JUMP_ENTRY_SIZE, &n, err);
-	for (i = 0; i < n && !ret; i++) {
-		uint64_t code = tables[T_JUMP].start + i * JUMP_ENTRY_SIZE +
-				s32_at(b + i * JUMP_ENTRY_SIZE);
-
-		ret = add_site(v, code, insn_len(v, code), KT_SITE_JUMP_LABEL,
-			       err);
-	}
-	free(b);
-	b = read_table(v, &tables[T_STATIC_CALL], STATIC_CALL_SITE_SIZE, &n,
-		       err);
-	for (i = 0; i < n && !ret; i++) {
-		uint64_t at = tables[T_STATIC_CALL].start + i * STATIC_CALL_SITE_SIZE;
-
-		/* (the flags are in the low bits of the key, not here) */
-		ret = add_site(v, at + s32_at(b + i * STATIC_CALL_SITE_SIZE), 5,
-			       KT_SITE_STATIC_CALL, err);
-	}
-	free(b);
-	/* tables of plain s32 self-relative offsets */
-	{
-		static const struct {
-			enum table_id id;
-			enum kt_site_kind kind;
-		} rel[] = { { T_RETPOLINE, KT_SITE_RETPOLINE },
-			    { T_RETURN, KT_SITE_RETURN_THUNK },
-			    { T_LOCKS, KT_SITE_LOCK_PREFIX } };
-		size_t r;
-
-		for (r = 0; r < sizeof(rel) / sizeof(rel[0]) && !ret; r++) {
-			b = read_table(v, &tables[rel[r].id], 4, &n, err);
-			for (i = 0; i < n && !ret; i++) {
-				uint64_t site = tables[rel[r].id].start + i * 4 +
-						s32_at(b + i * 4);
-
-				ret = add_site(v, site,
-					       rel[r].kind == KT_SITE_LOCK_PREFIX ?
-						       1 : insn_len(v, site),
-					       rel[r].kind, err);
-			}
-			free(b);
-		}
-	}
-	return ret ? ret : (err->code ? -err->code : 0);
+	for (i = 0; i < NR_SITE_TABLES && !ret; i++)
+		ret = load_table_sites(v, &site_tables[i], &tables[i], err);
+	return ret;
 }
 
 static int cmp_site(const void *a, const void *b)
@@ -273,26 +312,19 @@ static int load_relocs(struct kt_vmlinux *v, Elf_Scn *scn,
 static void note_symbol(const char *name, uint64_t value, struct table *t,
 			struct kt_vmlinux *v)
 {
-	static const struct {
-		const char *start, *stop;
-		enum table_id id;
-	} pairs[] = {
-		{ "__start_mcount_loc", "__stop_mcount_loc", T_MCOUNT },
-		{ "__start___jump_table", "__stop___jump_table", T_JUMP },
-		{ "__start_static_call_sites", "__stop_static_call_sites",
-		  T_STATIC_CALL },
-	};
 	size_t i;
 
 	if (!strcmp(name, "_stext"))
 		v->stext = value;
 	else if (!strcmp(name, "_etext"))
 		v->etext = value;
-	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		if (!strcmp(name, pairs[i].start))
-			t[pairs[i].id].start = value;
-		else if (!strcmp(name, pairs[i].stop))
-			t[pairs[i].id].end = value;
+	for (i = 0; i < NR_SITE_TABLES; i++) {
+		if (!site_tables[i].start_sym)
+			continue;
+		if (!strcmp(name, site_tables[i].start_sym))
+			t[i].start = value;
+		else if (!strcmp(name, site_tables[i].stop_sym))
+			t[i].end = value;
 	}
 }
 
@@ -358,16 +390,14 @@ static int scan_symbols(struct kt_vmlinux *v, struct table *t,
 int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
 		    struct kt_err *err)
 {
-	struct table tables[T_NR] = { 0 };
-	size_t reloc_cap = 0, shstrndx;
+	struct table tables[NR_SITE_TABLES] = { 0 };
+	size_t reloc_cap = 0, shstrndx, i;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
 	int ret;
 
 	memset(v, 0, sizeof(*v));
 	v->path = path;
-	/* the table readers report through err alone */
-	kt_err_clear(err);
 	ret = kt_elf_open(path, &v->fd, &v->elf, err);
 	if (ret)
 		return ret;
@@ -399,23 +429,12 @@ int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
 			v->secs[v->nr_secs++] = (struct kt_vmlinux_section){
 				shdr.sh_addr, shdr.sh_size, shdr.sh_offset
 			};
-		if (!name)
-			continue;
-		if (!strcmp(name, ".altinstructions"))
-			tables[T_ALT] = (struct table){ shdr.sh_addr,
-							shdr.sh_addr + shdr.sh_size };
-		else if (!strcmp(name, ".retpoline_sites"))
-			tables[T_RETPOLINE] = (struct table){
-				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
-		else if (!strcmp(name, ".return_sites"))
-			tables[T_RETURN] = (struct table){
-				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
-		else if (!strcmp(name, ".parainstructions"))
-			tables[T_PARAVIRT] = (struct table){
-				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
-		else if (!strcmp(name, ".smp_locks"))
-			tables[T_LOCKS] = (struct table){
-				shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
+		for (i = 0; name && i < NR_SITE_TABLES; i++)
+			if (site_tables[i].section &&
+			    !strcmp(name, site_tables[i].section))
+				tables[i] = (struct table){
+					shdr.sh_addr, shdr.sh_addr + shdr.sh_size
+				};
 	}
 	ret = scan_symbols(v, tables, err);
 	scn = NULL;
