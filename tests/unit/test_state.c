@@ -161,6 +161,9 @@ static void test_debugfs_damage(void)
 		  "unknown activation" },
 		{ "summary", "role=replica", "role=primary", "unknown role" },
 		{ "summary", "arch=x86_64 ", "", "lacks" },
+		{ "summary", "patches=0", "patches=zero", "bad patches" },
+		{ "summary", "has_memory=1 role=master", "has_memory=maybe role=master",
+		  "bad has_memory" },
 		/* a file cut short inside its first record */
 		{ "summary", "paging_levels=4", "pag\n", "lacks" },
 		{ "replicas", "size=", "sighs=", "lacks" },

@@ -2,6 +2,7 @@
 /* The debugfs ABI parser: key=value records, unknown keys ignored. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,72 +179,175 @@ int kt_activation_parse(const char *name, enum kt_activation *act)
 	return 0;
 }
 
+/* One key of a record, and where in a struct its value goes. */
+enum kv_type { KV_INT, KV_UINT, KV_U64, KV_BOOL, KV_STR };
+
+struct kv_field {
+	const char *key;
+	enum kv_type type;
+	size_t off;
+	size_t size;
+	bool required;
+};
+
+#define KV_FIELD(key, type, st, field, required)                        \
+	{ key, type, offsetof(st, field), sizeof(((st *)0)->field), required }
+
+static const struct kv_field summary_fields[] = {
+	KV_FIELD("abi", KV_INT, struct kt_state, abi, true),
+	KV_FIELD("arch", KV_STR, struct kt_state, arch, true),
+	KV_FIELD("master_node", KV_INT, struct kt_state, master_node, true),
+	KV_FIELD("page_size", KV_U64, struct kt_state, page_size, true),
+	KV_FIELD("paging_levels", KV_UINT, struct kt_state, paging_levels, true),
+	KV_FIELD("va_bits", KV_UINT, struct kt_state, va_bits, false),
+	KV_FIELD("provider", KV_STR, struct kt_state, provider, false),
+	KV_FIELD("nodes", KV_UINT, struct kt_state, nodes_online, false),
+	KV_FIELD("propagate", KV_INT, struct kt_state, propagate, false),
+	KV_FIELD("patches", KV_U64, struct kt_state, patches, false),
+	KV_FIELD("patch_bytes", KV_U64, struct kt_state, patch_bytes, false),
+	KV_FIELD("patches_missed", KV_U64, struct kt_state, patches_missed, false),
+	KV_FIELD("overhead_bytes", KV_U64, struct kt_state, overhead, false),
+	KV_FIELD("master_root_pa", KV_U64, struct kt_state, master_root_pa, false),
+	KV_FIELD("direct_map", KV_U64, struct kt_state, direct_map, false),
+};
+
+static const struct kv_field node_fields[] = {
+	KV_FIELD("node", KV_INT, struct kt_node_state, nid, true),
+	KV_FIELD("memory_node", KV_INT, struct kt_node_state, memory_node, true),
+	KV_FIELD("has_memory", KV_BOOL, struct kt_node_state, has_memory, false),
+	KV_FIELD("cpus", KV_STR, struct kt_node_state, cpus, false),
+	KV_FIELD("root_pa", KV_U64, struct kt_node_state, root_pa, false),
+	KV_FIELD("overhead_bytes", KV_U64, struct kt_node_state, overhead, false),
+	KV_FIELD("mem_start", KV_U64, struct kt_node_state, mem_start, false),
+	KV_FIELD("mem_end", KV_U64, struct kt_node_state, mem_end, false),
+};
+
+static const struct kv_field region_fields[] = {
+	KV_FIELD("region", KV_STR, struct kt_region_state, name, true),
+	KV_FIELD("start", KV_U64, struct kt_region_state, start, true),
+	KV_FIELD("end", KV_U64, struct kt_region_state, end, true),
+};
+
+static int kv_read_one(const char *line, const struct kv_field *f, void *base)
+{
+	void *dst = (char *)base + f->off;
+	uint64_t v;
+	int i;
+
+	switch (f->type) {
+	case KV_INT:
+		if (kt_kv_int(line, f->key, &i))
+			return -1;
+		memcpy(dst, &i, sizeof(i));
+		return 0;
+	case KV_STR:
+		return kt_kv_str(line, f->key, dst, f->size);
+	default:
+		break;
+	}
+	if (kt_kv_u64(line, f->key, &v))
+		return -1;
+	if (f->type == KV_U64)
+		memcpy(dst, &v, sizeof(v));
+	else if (f->type == KV_BOOL)
+		*(bool *)dst = v != 0;
+	else if (v > UINT32_MAX)
+		return -1;
+	else
+		*(unsigned int *)dst = (unsigned int)v;
+	return 0;
+}
+
+/*
+ * Every field of the table from line into base. A required key that is
+ * absent, or any key whose value does not parse, is a bad record.
+ */
+static int kv_read(const char *line, const struct kv_field *fields, size_t n,
+		   void *base, const char *record, struct file_ctx *fc)
+{
+	char what[96];
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		const struct kv_field *f = &fields[i];
+
+		if (!kt_kv_find(line, f->key, &len) && !f->required)
+			continue;
+		if (!kv_read_one(line, f, base))
+			continue;
+		snprintf(what, sizeof(what), "%s %s %s", record,
+			 kt_kv_find(line, f->key, &len) ? "has a bad" : "lacks",
+			 f->key);
+		return bad_record(fc, what);
+	}
+	return 0;
+}
+
+#define KV_READ(line, fields, base, record, fc) \
+	kv_read(line, fields, sizeof(fields) / sizeof(fields[0]), base, record, fc)
+
+static int summary_header(struct kt_state *st, const char *line,
+			  struct file_ctx *fc)
+{
+	char word[32];
+	int ret = KV_READ(line, summary_fields, st, "summary header", fc);
+
+	if (ret)
+		return ret;
+	if (kt_kv_str(line, "activation", word, sizeof(word)) ||
+	    kt_activation_parse(word, &st->activation))
+		return bad_record(fc, "summary header: unknown activation");
+	return 0;
+}
+
+static int summary_node(struct kt_state *st, const char *line,
+			struct file_ctx *fc)
+{
+	struct kt_node_state *n = &st->nodes[st->nr_nodes];
+	char word[32];
+	int ret;
+
+	if (st->nr_nodes >= KT_MAX_NODES)
+		return bad_record(fc, "more nodes than this tool supports");
+	ret = KV_READ(line, node_fields, n, "node record", fc);
+	if (ret)
+		return ret;
+	if (kt_kv_str(line, "role", word, sizeof(word)) ||
+	    kt_role_parse(word, &n->role))
+		return bad_record(fc, "node record: unknown role");
+	st->nr_nodes++;
+	return 0;
+}
+
+static int summary_region(struct kt_state *st, const char *line,
+			  struct file_ctx *fc)
+{
+	struct kt_region_state *r = &st->regions[st->nr_regions];
+	int ret;
+
+	if (st->nr_regions >= KT_MAX_REGIONS)
+		return bad_record(fc, "too many regions");
+	ret = KV_READ(line, region_fields, r, "region record", fc);
+	if (ret)
+		return ret;
+	if (r->end < r->start)
+		return bad_record(fc, "region record ends before it starts");
+	st->nr_regions++;
+	return 0;
+}
+
+/* summary's records, told apart by their first key */
 static int summary_line(struct kt_state *st, const char *line,
 			struct file_ctx *fc)
 {
-	char word[32];
-	uint64_t v;
+	size_t len;
 
-	if (kt_kv_find(line, "abi", &(size_t){ 0 })) {
-		if (kt_kv_int(line, "abi", &st->abi) ||
-		    kt_kv_str(line, "arch", st->arch, sizeof(st->arch)) ||
-		    kt_kv_int(line, "master_node", &st->master_node) ||
-		    kt_kv_u64(line, "page_size", &st->page_size) ||
-		    kt_kv_u64(line, "paging_levels", &v))
-			return bad_record(fc, "summary header lacks abi, arch, master_node, page_size or paging_levels");
-		st->paging_levels = (unsigned int)v;
-		kt_kv_str(line, "provider", st->provider, sizeof(st->provider));
-		if (kt_kv_str(line, "activation", word, sizeof(word)) ||
-		    kt_activation_parse(word, &st->activation))
-			return bad_record(fc, "summary header: unknown activation");
-		kt_kv_int(line, "propagate", &st->propagate);
-		kt_kv_u64(line, "patches", &st->patches);
-		kt_kv_u64(line, "patch_bytes", &st->patch_bytes);
-		kt_kv_u64(line, "patches_missed", &st->patches_missed);
-		kt_kv_u64(line, "overhead_bytes", &st->overhead);
-		kt_kv_u64(line, "master_root_pa", &st->master_root_pa);
-		kt_kv_u64(line, "direct_map", &st->direct_map);
-		if (!kt_kv_u64(line, "va_bits", &v))
-			st->va_bits = (unsigned int)v;
-		if (!kt_kv_u64(line, "nodes", &v))
-			st->nodes_online = (unsigned int)v;
-		return 0;
-	}
-	if (kt_kv_find(line, "node", &(size_t){ 0 })) {
-		struct kt_node_state *n;
-
-		if (st->nr_nodes >= KT_MAX_NODES)
-			return bad_record(fc, "more nodes than this tool supports");
-		n = &st->nodes[st->nr_nodes];
-		if (kt_kv_int(line, "node", &n->nid) ||
-		    kt_kv_int(line, "memory_node", &n->memory_node))
-			return bad_record(fc, "node record lacks node or memory_node");
-		if (!kt_kv_u64(line, "has_memory", &v))
-			n->has_memory = v;
-		if (kt_kv_str(line, "role", word, sizeof(word)) ||
-		    kt_role_parse(word, &n->role))
-			return bad_record(fc, "node record: unknown role");
-		kt_kv_str(line, "cpus", n->cpus, sizeof(n->cpus));
-		kt_kv_u64(line, "root_pa", &n->root_pa);
-		kt_kv_u64(line, "overhead_bytes", &n->overhead);
-		kt_kv_u64(line, "mem_start", &n->mem_start);
-		kt_kv_u64(line, "mem_end", &n->mem_end);
-		st->nr_nodes++;
-		return 0;
-	}
-	if (kt_kv_find(line, "region", &(size_t){ 0 })) {
-		struct kt_region_state *r;
-
-		if (st->nr_regions >= KT_MAX_REGIONS)
-			return bad_record(fc, "too many regions");
-		r = &st->regions[st->nr_regions];
-		if (kt_kv_str(line, "region", r->name, sizeof(r->name)) ||
-		    kt_kv_u64(line, "start", &r->start) ||
-		    kt_kv_u64(line, "end", &r->end) || r->end < r->start)
-			return bad_record(fc, "region record lacks region, start or end");
-		st->nr_regions++;
-		return 0;
-	}
+	if (kt_kv_find(line, "abi", &len))
+		return summary_header(st, line, fc);
+	if (kt_kv_find(line, "node", &len))
+		return summary_node(st, line, fc);
+	if (kt_kv_find(line, "region", &len))
+		return summary_region(st, line, fc);
 	return 0;	/* a record type from a newer minor revision */
 }
 
