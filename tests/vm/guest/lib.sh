@@ -60,23 +60,48 @@ pa_node() {
 D=/sys/kernel/debug/ktrepl
 
 # replicas_on_their_nodes: every replica extent's first and last page lie
-# on its node's memory node, by sysfs; prints "BAD N" and the count
+# on its node's memory node, by sysfs; prints "BAD N" and the count.
+# One awk pass: a boot can have 150 extents, and forking per extent took
+# over two minutes in an arm64 TCG guest.
 replicas_on_their_nodes() {
-	_bad=0
-	_n=0
-	while read -r _line; do
-		_node=$(echo "$_line" | kv node)
-		_pa=$(echo "$_line" | kv pa)
-		_size=$(echo "$_line" | kv size)
-		_mem=$(grep "^node=$_node " $D/summary | kv memory_node)
-		for _a in $((_pa)) $((_pa + _size - 4096)); do
-			_got=$(pa_node $_a)
-			if [ "$_got" != "$_mem" ]; then
-				echo "# extent of node $_node at pa $_pa: page $_a is on node $_got" >&2
-				_bad=$((_bad + 1))
-			fi
+	_bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+	for _n in /sys/devices/system/node/node[0-9]*; do
+		for _m in "$_n"/memory[0-9]*; do
+			[ -e "$_m" ] && echo "block ${_m##*memory} ${_n##*node}"
 		done
-		_n=$((_n + 1))
-	done < $D/replicas
-	echo "$_bad $_n"
+	done > /tmp/.blocks
+	grep '^node=' $D/summary > /tmp/.nodes
+	awk -v bs="$_bs" '
+	function hex(s,    v, i) {
+		s = tolower(s)
+		sub(/^0x/, "", s)
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function kv(key,    i) {
+		for (i = 1; i <= NF; i++)
+			if (index($i, key "=") == 1)
+				return substr($i, length(key) + 2)
+		return ""
+	}
+	$1 == "block" { node_of[$2] = $3; next }
+	FILENAME == "/tmp/.nodes" { mem[kv("node")] = kv("memory_node"); next }
+	{
+		pa = hex(kv("pa"))
+		last = pa + kv("size") - 4096
+		for (k = 0; k < 2; k++) {
+			a = k ? last : pa
+			b = int(a / bs)
+			got = (b in node_of) ? node_of[b] : -1
+			if (got != mem[kv("node")]) {
+				printf "# extent of node %s at pa %s: its %s page is on node %s\n", \
+					kv("node"), kv("pa"), k ? "last" : "first", got > "/dev/stderr"
+				bad++
+			}
+		}
+		n++
+	}
+	END { print bad + 0, n + 0 }' /tmp/.blocks /tmp/.nodes $D/replicas
 }
