@@ -70,6 +70,7 @@ DEFINE_SHOW_ATTRIBUTE(abi);
 
 static int summary_show(struct seq_file *m, void *v)
 {
+	struct ktrepl_engine_counters ec = { 0 };
 	u64 patches, bytes, missed, total = 0;
 	bool propagate;
 	int nid, r;
@@ -77,10 +78,12 @@ static int summary_show(struct seq_file *m, void *v)
 	if (prov->flush)
 		prov->flush();
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
+	if (prov->engine_counters)
+		prov->engine_counters(&ec);
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
 	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu\n",
+		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu\n",
 		   KTREPL_ABI_VERSION, prov->name,
 		   prov->arch,
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
@@ -88,7 +91,11 @@ static int summary_show(struct seq_file *m, void *v)
 		   activation_names[prov->activation], propagate, patches,
 		   bytes, missed, total, (u64)prov->master_root,
 		   (unsigned long)PAGE_OFFSET, prov->allocations, prov->load_ns,
-		   prov->replicate_ns, prov->hook_ns, prov->memcpy_ns);
+		   prov->replicate_ns, prov->hook_ns, prov->memcpy_ns,
+		   prov->activation_reason && *prov->activation_reason ?
+			   prov->activation_reason : "-",
+		   ec.audits, ec.audit_repairs, ec.switches, ec.reinstalls,
+		   ec.switch_ns, ec.donated_pages, ec.vetoes);
 	for_each_online_node(nid)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",

@@ -81,6 +81,12 @@ void ktrepl_desc_refresh(bool may_sleep)
 	if (!desc)
 		return;
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
+	if (prov->installed_root) {
+		u64 *cpu_root = (void *)desc + desc->cpu_root_off;
+
+		for (i = 0; i < nr_cpu_ids; i++)
+			WRITE_ONCE(cpu_root[i], prov->installed_root(i));
+	}
 	WRITE_ONCE(desc->patches, patches);
 	WRITE_ONCE(desc->patch_bytes, bytes);
 	WRITE_ONCE(desc->patches_missed, missed);
@@ -172,7 +178,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	size = sizeof(*desc) + nr_nodes * sizeof(*nodes) +
 	       prov->nr_regions * sizeof(*regions) +
 	       nr_ext * sizeof(struct ktrepl_desc_extent) +
-	       nr_cpu_ids * sizeof(*cpu_node) +
+	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
 	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
 	if (size > KTREPL_DESC_MAX_BYTES)
 		return -E2BIG;
@@ -225,6 +231,10 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	off += nr_cpu_ids * sizeof(*cpu_node);
 	desc->tasks_off = off;
 	off += KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
+	if (prov->installed_root) {
+		desc->cpu_root_off = off;
+		off += nr_cpu_ids * sizeof(u64);
+	}
 
 	desc->abi = KTREPL_ABI_VERSION;
 	desc->size = off;

@@ -90,7 +90,12 @@ struct ktrepl_desc {
 	__u32 extents_off;
 	__u32 cpu_node_off;	/* __s32 per CPU: its node, -1 if none */
 	__u32 tasks_off;
-	__u32 reserved;
+	/*
+	 * __u64 per CPU: the root it was last switched to (activation
+	 * percpu; arm64 dumps carry no TTBR1), 0 where unknown. 0 here:
+	 * not recorded (older modules wrote 0 in this field).
+	 */
+	__u32 cpu_root_off;
 };
 
 #endif

@@ -75,6 +75,17 @@ struct ktrepl_mapping {
 	bool shared;		/* reached through a master table page */
 };
 
+/* What an engine counts besides patches; 0 where it does not apply. */
+struct ktrepl_engine_counters {
+	u64 audits;		/* audit passes over changed master text */
+	u64 audit_repairs;	/* writes the audit found the hook missed */
+	u64 switches;		/* root switches made (percpu) */
+	u64 reinstalls;		/* CPUs put back after a revert (CPU PM) */
+	u64 switch_ns;		/* mean cost of one switch */
+	u64 donated_pages;	/* empty tables given to the master's */
+	u64 vetoes;		/* table frees and offlines refused */
+};
+
 /* Visitors: a nonzero return stops the walk and is returned. */
 typedef int (*ktrepl_extent_fn)(const struct ktrepl_extent *ext, void *arg);
 typedef int (*ktrepl_mapping_fn)(const struct ktrepl_mapping *m, void *arg);
@@ -84,6 +95,8 @@ typedef int (*ktrepl_mapping_fn)(const struct ktrepl_mapping *m, void *arg);
  * @name: the implementation, for "provider=" in summary
  * @arch: "x86_64" or "arm64"
  * @activation: who runs on the replicas
+ * @activation_reason: why @activation is less than what was asked for
+ *	(a word such as "idmap_not_found"), or ""
  * @master_node: the node holding the kernel's own text
  * @paging_levels: levels of the kernel's tables
  * @va_bits: virtual address bits the top level translates
@@ -106,6 +119,7 @@ struct ktrepl_provider {
 	const char *name;
 	const char *arch;
 	enum ktrepl_activation activation;
+	const char *activation_reason;
 	int master_node;
 	unsigned int paging_levels;
 	unsigned int va_bits;
@@ -159,6 +173,18 @@ struct ktrepl_provider {
 	 */
 	void (*patch_counters)(u64 *patches, u64 *bytes, u64 *missed,
 			       bool *propagate);
+	/**
+	 * @engine_counters: optional; fills the counters an engine keeps
+	 * beyond patches (see struct ktrepl_engine_counters). Context: any;
+	 * does not sleep.
+	 */
+	void (*engine_counters)(struct ktrepl_engine_counters *c);
+	/**
+	 * @installed_root: optional; PA of the root @cpu was last switched
+	 * to, kept where a dump can find it (arm64 dumps carry no TTBR1),
+	 * or 0. Context: any; does not sleep.
+	 */
+	phys_addr_t (*installed_root)(int cpu);
 	/**
 	 * @flush: optional; finish propagation already under way, so that
 	 * the counters and replicas include every patch made before the

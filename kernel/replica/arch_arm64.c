@@ -2,19 +2,20 @@
 /*
  * arm64 page-table geometry, entry bits and text-patch hook.
  *
- * Replicas and node tables are built, but no CPU switches TTBR1 to them
- * (activation "inactive"): doing that safely needs every later change to
- * the kernel's top-level entries mirrored into each node's root, which a
- * module cannot hook on a stock kernel.
+ * Activation "percpu" (percpu_arm64.c) puts every CPU's TTBR1 on its
+ * node's root; fresh.c keeps the copied tables identical to the master's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
 #include <asm/cacheflush.h>
+#include <asm/insn.h>
 #include <asm/pgtable.h>
 #include <asm/sysreg.h>
 
 #include "engine.h"
+
+static int (*insn_write)(void *addr, u32 insn);
 
 static bool arm64_present(u64 e)
 {
@@ -56,6 +57,9 @@ static phys_addr_t arm64_read_root(void)
 /* in the kernel, TTBR1 holds swapper_pg_dir (init_mm is not in kallsyms) */
 static phys_addr_t arm64_master_root(void)
 {
+	insn_write = (void *)ktr_ksym("aarch64_insn_write");
+	if (!insn_write)
+		return 0;
 	return arm64_read_root();
 }
 
@@ -111,28 +115,77 @@ static int arm64_trap_insn(u8 *buf, size_t len)
 	return sizeof(insn);
 }
 
+/* aarch64_insn_patch_text_nosync(void *addr, u32 insn) */
+static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
+			     const void **src, size_t *len, bool *fill)
+{
+	*va = regs->regs[0];
+	*src = &regs->regs[1];	/* the low 32 bits: little-endian */
+	*len = AARCH64_INSN_SIZE;
+	*fill = false;
+	return true;
+}
+
 /*
- * arm64's instruction writers (aarch64_insn_write and its callers) are
- * __kprobes, and kprobes refuse everything under kernel/trace. So the
- * engine syncs changed master pages when these return: static keys,
- * kprobes and BPF. ftrace's own updates are not reachable from a module,
- * so a periodic sync (sync_period_ms) catches them; an in-tree
- * implementation writes every replica in __aarch64_insn_write, as
- * openEuler does.
+ * The kernel writes the master through its fixmap and then cleans the
+ * *VA* it was given, which on a CPU running a replica is that replica's
+ * line, not the master's. So the master is written here, through the
+ * same fixmap writer (it takes patch_lock), and cleaned through its
+ * linear alias, which every CPU translates to the master.
  */
-static const char *const arm64_sync_symbols[] = {
-	"jump_label_update",
-	"register_kprobe",
-	"unregister_kprobe",
-	"enable_kprobe",
-	"disable_kprobe",
-	"bpf_arch_text_poke",
-	NULL,
-};
+static void arm64_write_master(unsigned long va, const void *src, size_t len)
+{
+	unsigned long alias = (unsigned long)lm_alias((void *)va);
+
+	if (WARN_ON_ONCE(len != AARCH64_INSN_SIZE))
+		return;
+	insn_write((void *)va, *(const u32 *)src);
+	caches_clean_inval_pou(alias, alias + len);
+}
 
 /* TTBR1 never changes: nothing ever runs on a node's tables */
 static void arm64_release_cpu(void)
 {
+}
+
+/*
+ * With KPTI, every exception entry from EL0 adds TRAMP_SWAPPER_OFFSET
+ * (two pages) to the current TTBR1 and every return subtracts it, so a
+ * node root needs a copy of tramp_pg_dir two pages below it (and the
+ * reserved page between). tramp_pg_dir is written once, at boot, so a
+ * copy sharing its lower tables stays right.
+ */
+static void arm64_fill_root_lead(void *lead)
+{
+	memcpy(lead, (void *)ktr.master_root - 2 * PAGE_SIZE, PAGE_SIZE);
+}
+
+/*
+ * vmlinux.lds.S puts idmap_pg_dir, tramp_pg_dir, reserved_pg_dir and
+ * swapper_pg_dir right after rodata, in the same read-only segment; the
+ * first of them is three pages below swapper_pg_dir, which TTBR1 holds.
+ */
+static unsigned long arm64_rodata_limit(void)
+{
+	return (unsigned long)__phys_to_kimg(arm64_read_root()) - 3 * PAGE_SIZE;
+}
+
+/* as pmd/pud/p4d_populate() write a kernel table entry */
+static u64 arm64_table_entry(phys_addr_t pa)
+{
+	return __phys_to_pte_val(pa) | PMD_TYPE_TABLE | PMD_TABLE_UXN;
+}
+
+static void arm64_tables_changed(void)
+{
+	dsb(ishst);
+	isb();
+}
+
+static void arm64_override_return(struct pt_regs *regs, unsigned long value)
+{
+	regs->regs[0] = value;
+	instruction_pointer_set(regs, procedure_link_pointer(regs));
 }
 
 static void arm64_geometry(struct ktr_geom *g)
@@ -171,7 +224,21 @@ const struct ktr_arch ktr_arch = {
 	.trap_insn = arm64_trap_insn,
 	.release_cpu = arm64_release_cpu,
 	.leave_root = arm64_release_cpu,
-	.sync_symbols = arm64_sync_symbols,
+	.patch_symbol = "aarch64_insn_patch_text_nosync",
+	.patch_hook = KTR_HOOK_FTRACE,
+	.patch_args = arm64_patch_args,
+	.write_master = arm64_write_master,
+	.rodata_limit = arm64_rodata_limit,
+	.root_lead_pages = 2,
+	.fill_root_lead = arm64_fill_root_lead,
+	.table_entry = arm64_table_entry,
+	.tables_changed = arm64_tables_changed,
+	.override_return = arm64_override_return,
+	.percpu_start = ktr_percpu_start,
+	.percpu_stop = ktr_percpu_stop,
+	.installed_root = ktr_percpu_installed_root,
+	.percpu_counters = ktr_percpu_counters,
+	.pm_revert = ktr_percpu_pm_revert,
 	.can_activate = false,
 	/*
 	 * set_memory_ro() covers only vmalloc areas on arm64, not the

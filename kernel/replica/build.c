@@ -21,6 +21,7 @@
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/stop_machine.h>
 #include <linux/topology.h>
 #include <linux/xxhash.h>
 
@@ -207,8 +208,8 @@ static int alloc_chunk_replicas(struct ktr_chunk *c)
 	c->copy = kcalloc(nr_node_ids, sizeof(*c->copy), GFP_KERNEL);
 	if (!c->copy)
 		return -ENOMEM;
-	if (!ktr_arch.patch_symbol) {
-		/* sums drive the sync where patches cannot be hooked */
+	if (ktr_arch.patch_hook == KTR_HOOK_FTRACE) {
+		/* sums tell the audit which master pages changed */
 		c->sums = kcalloc(1U << ktr_chunk_order(c), sizeof(*c->sums),
 				  GFP_KERNEL);
 		if (!c->sums)
@@ -318,6 +319,35 @@ int ktr_copy_replicas(void)
 	}
 	pr_err("replicas keep changing under the copy\n");
 	return -EBUSY;
+}
+
+static int recopy_cb(void *fixed)
+{
+	int i, nid;
+
+	*(int *)fixed = recopy_changed();
+	/* the copies were written as data: make them instructions */
+	for (i = 0; i < ktr.nr_chunks; i++) {
+		struct ktr_chunk *c = &ktr.chunks[i];
+
+		for_each_replica(c, nid)
+			ktr_arch.sync_icache(page_address(c->copy[nid]), c->va,
+					     ktr_chunk_size(c));
+	}
+	return 0;
+}
+
+/*
+ * Right before CPUs start running the copies: with every other CPU
+ * stopped no patch is half-made, so what still differs is a patch the
+ * hook could not see yet; copy it. Returns how many chunks differed.
+ */
+int ktr_recopy_quiesced(void)
+{
+	int fixed = 0;
+
+	stop_machine(recopy_cb, &fixed, NULL);
+	return fixed;
 }
 
 /*
@@ -432,14 +462,18 @@ int ktr_build_node_tables(struct ktr_node *n)
 {
 	int i, ret;
 
-	n->root_order = ktr.geom.root_order;
+	unsigned int lead = ktr_arch.root_lead_pages;
+
+	n->root_order = order_base_2(lead + (1U << ktr.geom.root_order));
 	n->root_page = ktr_alloc_flags(n->nid, n->root_order, __GFP_ZERO);
 	if (!n->root_page) {
 		pr_err("no memory on node %d for its top-level table\n",
 		       n->nid);
 		return -ENOMEM;
 	}
-	n->root = page_address(n->root_page);
+	if (lead)
+		ktr_arch.fill_root_lead(page_address(n->root_page));
+	n->root = page_address(n->root_page) + lead * PAGE_SIZE;
 	memcpy(n->root, ktr.master_root, PAGE_SIZE);
 	n->table_bytes += PAGE_SIZE << n->root_order;
 

@@ -24,7 +24,33 @@ static bool bench;
 module_param(bench, bool, 0400);
 MODULE_PARM_DESC(bench, "also time a plain memcpy of the replicated bytes at load");
 
-struct ktr_engine ktr = { .master_nid = NUMA_NO_NODE };
+static char *activation;
+module_param(activation, charp, 0400);
+MODULE_PARM_DESC(activation, "who runs on the replicas: percpu (arm64 default), workload (x86_64 default) or inactive");
+
+struct ktr_engine ktr = { .master_nid = NUMA_NO_NODE, .activation_reason = "" };
+
+/* the activation asked for, or the arch's default */
+static int requested_activation(enum ktrepl_activation *act)
+{
+	if (!activation || !*activation)
+		*act = ktr_arch.percpu_start ? KTREPL_ACT_PERCPU :
+		       ktr_arch.can_activate ? KTREPL_ACT_WORKLOAD :
+					       KTREPL_ACT_INACTIVE;
+	else if (!strcmp(activation, "percpu"))
+		*act = KTREPL_ACT_PERCPU;
+	else if (!strcmp(activation, "workload"))
+		*act = KTREPL_ACT_WORKLOAD;
+	else if (!strcmp(activation, "inactive"))
+		*act = KTREPL_ACT_INACTIVE;
+	else
+		return -EINVAL;
+	if (*act == KTREPL_ACT_PERCPU && !ktr_arch.percpu_start)
+		return -EOPNOTSUPP;
+	if (*act == KTREPL_ACT_WORKLOAD && !ktr_arch.can_activate)
+		return -EOPNOTSUPP;
+	return 0;
+}
 
 /*
  * Where kallsyms has no data symbols (arm64 without KALLSYMS_ALL), the
@@ -68,6 +94,8 @@ static int resolve_regions(void)
 		return 0;
 	rodata->start = PAGE_ALIGN(text->end);
 	rodata->end = rodata_end_from_mappings(rodata->start);
+	if (ktr_arch.rodata_limit)
+		rodata->end = min(rodata->end, ktr_arch.rodata_limit());
 	pr_info("rodata taken from the master's mappings: %lu KiB after text\n",
 		(rodata->end - rodata->start) >> 10);
 	return rodata->end == rodata->start ? -ENOENT : 0;
@@ -174,6 +202,45 @@ static u64 time_baseline(void)
 	return ktime_get_ns() - start;
 }
 
+/*
+ * percpu, step 1, before the node tables are copied: make the master's
+ * copied table pages immutable. A refusal leaves the module inactive.
+ */
+static void prepare_percpu(void)
+{
+	const char *why;
+
+	if (ktr.activation != KTREPL_ACT_PERCPU)
+		return;
+	why = ktr_fresh_start();
+	if (!why)
+		return;
+	ktr_fresh_stop();
+	ktr.activation = KTREPL_ACT_INACTIVE;
+	ktr.activation_reason = why;
+}
+
+/* percpu, step 2: the copies made instructions, then every CPU moved */
+static void start_percpu(void)
+{
+	const char *why;
+	int fixed;
+
+	if (ktr.activation != KTREPL_ACT_PERCPU)
+		return;
+	fixed = ktr_recopy_quiesced();
+	if (fixed)
+		pr_info("%d chunk copies caught up with a patch made during the load\n",
+			fixed);
+	why = ktr_arch.percpu_start();
+	if (!why)
+		return;
+	ktr_arch.percpu_stop();
+	ktr_fresh_stop();
+	ktr.activation = KTREPL_ACT_INACTIVE;
+	ktr.activation_reason = why;
+}
+
 /* Replicas, hooks, copies and tables, with the time each step took. */
 static int replicate(void)
 {
@@ -202,9 +269,12 @@ static int replicate(void)
 	if (!ret && ktr_arch.protect_alias)
 		ret = ktr_protect_replicas(true);
 	if (!ret)
+		prepare_percpu();
+	if (!ret)
 		ret = build_tables();
 	if (ret)
 		return ret;
+	start_percpu();
 	ktr_provider.hook_ns = hook_ns;
 	/* building the replicas and tables, without hooking the patcher */
 	ktr_provider.replicate_ns = ktime_get_ns() - start - hook_ns -
@@ -226,12 +296,22 @@ int ktr_engine_init(void)
 		pr_info("one memory node, nothing to replicate\n");
 		return 0;
 	}
+	ret = requested_activation(&ktr.activation);
+	if (ret) {
+		pr_err("activation=%s is not one this %s kernel can do\n",
+		       activation, ktr_arch.name);
+		goto fail;
+	}
 	ret = replicate();
 	if (ret)
 		goto fail;
-	ktr.activation = ktr_arch.can_activate ? KTREPL_ACT_WORKLOAD :
-						 KTREPL_ACT_INACTIVE;
 	ktr_provider.activation = ktr.activation;
+	ktr_provider.activation_reason = ktr.activation_reason;
+	if (*ktr.activation_reason)
+		pr_warn("activation=inactive activation_reason=%s\n",
+			ktr.activation_reason);
+	else if (ktr.activation == KTREPL_ACT_PERCPU)
+		pr_info("activation=percpu: every CPU runs on its node's tables\n");
 	ktr_provider.allocations = ktr.alloc_calls;
 	ktr_provider.load_ns = ktime_get_ns() - start;
 	if (fault_inject)
@@ -250,6 +330,10 @@ fail:
  */
 void ktr_engine_stop(void)
 {
+	/* every CPU off the node roots before their tables may change */
+	if (ktr.activation == KTREPL_ACT_PERCPU)
+		ktr_arch.percpu_stop();
+	ktr_fresh_stop();
 	ktr_workload_stop();
 	ktr_patch_stop();
 }
@@ -268,8 +352,8 @@ void ktr_engine_free(void)
 	ktr.nodes = NULL;
 	ktr.replicas_ready = false;
 	if (ktr.pages_allocated)
-		pr_info("freed %lu of %lu pages allocated\n", ktr.pages_freed,
-			ktr.pages_allocated);
+		pr_info("freed %lu of %lu pages allocated (and %lu table pages donated to the kernel at load)\n",
+			ktr.pages_freed, ktr.pages_allocated, ktr.donated_pages);
 	ktr.pages_allocated = 0;
 	ktr.pages_freed = 0;
 }

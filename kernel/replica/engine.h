@@ -83,6 +83,11 @@ struct ktr_geom {
 	u64 addr_mask;				/* output address in an entry */
 };
 
+enum ktr_patch_hook {
+	KTR_HOOK_KPROBE,	/* a kprobe pre-handler */
+	KTR_HOOK_FTRACE,	/* an ftrace_ops, plus the audit */
+};
+
 /*
  * Page-table geometry, entry decoding and instruction forms of the one
  * architecture this module is built for (Kbuild picks arch_x86.c or
@@ -112,16 +117,46 @@ struct ktr_arch {
 	void (*release_cpu)(void);
 	/* the same from the scheduler, irqs off, before a switch */
 	void (*leave_root)(void);
-	/* the text-patching function hooked before every write, or NULL */
+	/* the text-patching function hooked before every write, and how */
 	const char *patch_symbol;
-	/*
-	 * Where the writers cannot be hooked (kprobes refuse them), entry
-	 * points whose return triggers a sync of changed master pages.
-	 */
-	const char *const *sync_symbols;
+	enum ktr_patch_hook patch_hook;
 	/* decode (va, src, len, fill) from the hooked function's arguments */
 	bool (*patch_args)(struct pt_regs *regs, unsigned long *va,
 			   const void **src, size_t *len, bool *fill);
+	/*
+	 * Optional: write the master from the hook, before the replicas and
+	 * before the kernel's own write, with cache maintenance on it.
+	 * Context: the hook, interrupts off.
+	 */
+	void (*write_master)(unsigned long va, const void *src, size_t len);
+	/*
+	 * Pages the kernel expects right below a root it runs on (arm64
+	 * KPTI: the trampoline table two pages below), and how to fill them.
+	 */
+	unsigned int root_lead_pages;
+	void (*fill_root_lead)(void *lead);
+	/*
+	 * Optional: where read-only data that is not rodata starts (arm64:
+	 * the kernel's own page-table pages follow rodata, read-only, and
+	 * are written at run time through a fixmap).
+	 */
+	unsigned long (*rodata_limit)(void);
+	/* a table entry pointing at a kernel table page (fresh.c), or NULL */
+	u64 (*table_entry)(phys_addr_t pa);
+	/* after table entries were written: make walkers see them */
+	void (*tables_changed)(void);
+	/* from a kprobe pre-handler at a function's entry: return value */
+	void (*override_return)(struct pt_regs *regs, unsigned long value);
+	/*
+	 * Activation "percpu", or NULL where the arch cannot: start returns
+	 * NULL with every CPU on its node's root, or why not.
+	 */
+	const char *(*percpu_start)(void);
+	void (*percpu_stop)(void);		/* every CPU on the master */
+	phys_addr_t (*installed_root)(int cpu);	/* as last switched */
+	void (*percpu_counters)(u64 *switches, u64 *reinstalls,
+				u64 *switch_ns);
+	int (*pm_revert)(int cpu);		/* fault injection */
 	bool can_activate;
 	/* can make the direct-map alias of a replica read-only */
 	bool protect_alias;
@@ -159,6 +194,7 @@ struct ktr_engine {
 	int master_nid;
 	u64 *master_root;		/* direct-map VA */
 	enum ktrepl_activation activation;
+	const char *activation_reason;	/* why not what was asked, or "" */
 	/* kallsyms lookups made at load */
 	struct mutex *text_mutex;	/* NULL where not in kallsyms */
 	int (*set_memory_ro)(unsigned long addr, int numpages);
@@ -168,6 +204,8 @@ struct ktr_engine {
 	unsigned int alloc_calls;
 	unsigned long pages_allocated;
 	unsigned long pages_freed;
+	/* empty tables given to the master's tables for good (fresh.c) */
+	unsigned long donated_pages;
 
 	bool replicas_ready;
 };
@@ -213,6 +251,7 @@ void ktr_setup_nodes(void);
 bool ktr_any_replica(void);
 int ktr_alloc_replicas(void);
 int ktr_copy_replicas(void);
+int ktr_recopy_quiesced(void);
 u64 ktr_time_plain_memcpy(void);
 int ktr_protect_replicas(bool ro);
 int ktr_build_node_tables(struct ktr_node *n);
@@ -227,10 +266,12 @@ void ktr_patch_stop(void);		/* unhook, wait for handlers and syncs */
 void ktr_patch_free(void);
 void ktr_replica_write(int nid, unsigned long va, const void *src,
 		       int fill, size_t len);	/* any context */
+void ktr_write_table_entry(u64 *entry, u64 val);	/* irqs off */
 void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed,
 			bool *propagate);
 int ktr_patch_log(struct ktrepl_patch_record *recs, int max);
 void ktr_patch_flush(void);
+void ktr_audit_counters(u64 *audits, u64 *repairs);
 
 /* workload.c */
 int ktr_workload_init(void);		/* before the copy: see there */
@@ -240,6 +281,18 @@ int ktr_workload_ctl(enum ktrepl_workload_mode mode);
 enum ktrepl_workload_mode ktr_workload_mode(void);
 int ktr_tasks(struct ktrepl_task_record *recs, int max);
 unsigned long ktr_master_probe(void);
+
+/* percpu_arm64.c, through ktr_arch */
+const char *ktr_percpu_start(void);
+void ktr_percpu_stop(void);
+phys_addr_t ktr_percpu_installed_root(int cpu);
+void ktr_percpu_counters(u64 *switches, u64 *reinstalls, u64 *switch_ns);
+int ktr_percpu_pm_revert(int cpu);
+
+/* fresh.c: copied tables kept identical to the master's (percpu) */
+const char *ktr_fresh_start(void);	/* before the node tables are built */
+void ktr_fresh_stop(void);
+u64 ktr_fresh_vetoes(void);
 
 /* inject.c */
 int ktr_inject(const char *cmd);

@@ -8,6 +8,8 @@
  *   retval node=N (sym=S | va=V) value=V
  *   remap node=N (sym=S | va=V) to=M
  *   pgd node=N
+ *   stale node=N [level=L]
+ *   pm_revert node=N
  *
  * Context: process (a debugfs write), on a kernel the test keeps quiet.
  */
@@ -21,29 +23,36 @@
 
 #include "engine.h"
 
-enum inject_verb { V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD };
+enum inject_verb {
+	V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD, V_STALE,
+	V_PM_REVERT,
+};
 
 static const char *const verbs[] = {
 	[V_FLIP] = "flip",	   [V_RETVAL] = "retval", [V_TRAP] = "trap",
 	[V_REMAP] = "remap",	   [V_WRITABLE] = "writable",
-	[V_PGD] = "pgd",
+	[V_PGD] = "pgd",	   [V_STALE] = "stale",
+	[V_PM_REVERT] = "pm_revert",
 };
 
-enum { OPT_NODE, OPT_SYM, OPT_OFF, OPT_VA, OPT_TO, OPT_VALUE, OPT_ERR };
+enum {
+	OPT_NODE, OPT_SYM, OPT_OFF, OPT_VA, OPT_TO, OPT_VALUE, OPT_LEVEL,
+	OPT_ERR,
+};
 
 static const match_table_t inject_opts = {
 	{ OPT_NODE, "node=%s" },   { OPT_SYM, "sym=%s" },
 	{ OPT_OFF, "off=%s" },	   { OPT_VA, "va=%s" },
 	{ OPT_TO, "to=%s" },	   { OPT_VALUE, "value=%s" },
-	{ OPT_ERR, NULL },
+	{ OPT_LEVEL, "level=%s" }, { OPT_ERR, NULL },
 };
 
 struct inject_cmd {
 	int verb;
-	unsigned long node, to, value, va;
+	unsigned long node, to, value, va, level;
 	long off;
 	char sym[KSYM_NAME_LEN];
-	bool has_node, has_to, has_value, has_va;
+	bool has_node, has_to, has_value, has_va, has_level;
 };
 
 static int parse_ulong(substring_t *arg, unsigned long *val, bool *seen)
@@ -75,6 +84,8 @@ static int parse_option(struct inject_cmd *cmd, char *p)
 		return parse_ulong(&args[0], &cmd->value, &cmd->has_value);
 	case OPT_VA:
 		return parse_ulong(&args[0], &cmd->va, &cmd->has_va);
+	case OPT_LEVEL:
+		return parse_ulong(&args[0], &cmd->level, &cmd->has_level);
 	case OPT_SYM:
 		return match_strlcpy(cmd->sym, &args[0], sizeof(cmd->sym)) <
 			       sizeof(cmd->sym) ? 0 : -EINVAL;
@@ -89,6 +100,12 @@ static int parse_option(struct inject_cmd *cmd, char *p)
 	default:
 		return -EINVAL;
 	}
+}
+
+/* verbs about a node's tables or CPUs, not one address */
+static bool node_wide(int verb)
+{
+	return verb == V_PGD || verb == V_STALE || verb == V_PM_REVERT;
 }
 
 static int parse_command(char *buf, struct inject_cmd *cmd)
@@ -117,10 +134,10 @@ static int parse_command(char *buf, struct inject_cmd *cmd)
 		if (!cmd->va)
 			return -ENOENT;
 		cmd->va += cmd->off;
-	} else if (!cmd->has_va && cmd->verb != V_PGD) {
+	} else if (!cmd->has_va && !node_wide(cmd->verb)) {
 		return -EINVAL;
 	}
-	if (cmd->verb != V_PGD && !ktr_find_chunk(cmd->va))
+	if (!node_wide(cmd->verb) && !ktr_find_chunk(cmd->va))
 		return -ERANGE;
 	return 0;
 }
@@ -145,6 +162,69 @@ static int mark_shared_root_entry(int nid)
 		}
 	}
 	return -ENOENT;
+}
+
+/* the master's table page that node table t copies */
+static u64 *master_table_of(const struct ktr_table *t)
+{
+	int level;
+	u64 *e = ktr_walk(ktr.master_root, t->va, t->level - 1, &level);
+
+	if (level != t->level - 1 || !ktr_arch.present(*e) ||
+	    ktr_arch.leaf(*e, level, ktr.geom.levels))
+		return NULL;
+	return ktr_table_va(*e);
+}
+
+/*
+ * Make one entry of a node-owned table page that is not on the path to
+ * the replicas differ from the master's, as a missed table update would:
+ * an ignored bit, so the walk is unchanged and CPUs on it are safe.
+ * Without level=, the deepest owned page with such an entry.
+ */
+static int mark_stale_entry(int nid, int want_level)
+{
+	struct ktr_node *n = &ktr.nodes[nid];
+	struct ktr_table *t, *best = NULL;
+	unsigned int i, best_i = 0;
+
+	list_for_each_entry(t, &n->tables, list) {
+		u64 *own = page_address(t->page), *master = master_table_of(t);
+
+		if (!master || (want_level >= 0 && t->level != want_level) ||
+		    (best && best->level >= t->level))
+			continue;
+		for (i = 0; i < PTRS_PER_PTE; i++) {
+			if (own[i] == master[i] && ktr_arch.present(own[i]) &&
+			    !ktr_arch.leaf(own[i], t->level, ktr.geom.levels)) {
+				best = t;
+				best_i = i;
+				break;
+			}
+		}
+	}
+	if (!best)
+		return want_level == 0 || want_level < 0 ?
+			       mark_shared_root_entry(nid) : -ENOENT;
+	t = best;
+	WRITE_ONCE(((u64 *)page_address(t->page))[best_i],
+		   ktr_arch.mark_shared_entry(
+			   ((u64 *)page_address(t->page))[best_i]));
+	pr_info("inject: node %d level %d entry %u (va 0x%lx) now differs from the master's\n",
+		nid, t->level, best_i,
+		t->va + best_i * ktr_level_size(t->level));
+	return 0;
+}
+
+static int pm_revert(int nid)
+{
+	int cpu;
+
+	if (!ktr_arch.pm_revert)
+		return -EOPNOTSUPP;
+	for_each_cpu_and(cpu, cpumask_of_node(nid), cpu_online_mask)
+		return ktr_arch.pm_revert(cpu);
+	return -ENODEV;
 }
 
 static int write_insn(const struct inject_cmd *cmd)
@@ -203,6 +283,11 @@ int ktr_inject(const char *text)
 		return 0;
 	case V_PGD:
 		return mark_shared_root_entry(cmd.node);
+	case V_STALE:
+		return mark_stale_entry(cmd.node,
+					cmd.has_level ? cmd.level : -1);
+	case V_PM_REVERT:
+		return pm_revert(cmd.node);
 	}
 	return -EINVAL;
 }

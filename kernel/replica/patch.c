@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Patch propagation: every runtime write to the master's text reaches
- * every replica.
+ * every replica inside the writer's own synchronisation window.
  *
  * x86_64: a kprobe on __text_poke writes each replica before the master
  * (so no replica is ever behind the master in an int3 sequence). Context:
  * the kprobe pre-handler, under text_mutex, interrupts on or off.
  *
- * arm64: the instruction writers cannot be kprobed, so the master pages
- * that changed (per-page xxhash) are synced into the replicas from a
- * work item when the hookable patching entry points return, and every
- * sync_period_ms for ftrace. Context: process (workqueue), sync_lock.
+ * arm64: every post-boot core-text write (jump labels, ftrace, kprobes)
+ * funnels through aarch64_insn_patch_text_nosync(), which kprobes refuse
+ * but ftrace can hook. The ftrace handler runs before the kernel's own
+ * write: it writes the master first, then every replica, and cleans each
+ * copy to the point of unification, so the only transient state is
+ * "master new, replica old", which the writer's own kick_all_cpus_sync()
+ * or stop_machine() already bounds. Context: the ftrace handler, any.
+ *
+ * The audit: where the hook is ftrace (which ftrace_kill() can silence
+ * without notice), a periodic work item compares the master pages that
+ * changed since it last looked with every replica. It counts what it had
+ * to repair; on a healthy kernel that stays 0. Context: process, under
+ * hook_lock per page.
  *
  * Replica bytes are written through a per-CPU temporary mapping, so the
  * replicas' direct-map alias stays read-only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ftrace.h>
 #include <linux/io.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -34,35 +44,33 @@ static bool propagate = true;
 module_param(propagate, bool, 0600);
 MODULE_PARM_DESC(propagate, "copy runtime text patches into every replica (default 1)");
 
-/*
- * Writers nobody can hook (ftrace's own on arm64) are caught by a
- * periodic sync of changed master pages; 0 turns it off.
- */
-static unsigned int sync_period_ms = 1000;
-module_param(sync_period_ms, uint, 0600);
-MODULE_PARM_DESC(sync_period_ms, "where patches cannot be hooked: sync changed text this often (ms, 0 = off)");
+/* where the hook is ftrace-based: audit changed text this often */
+static unsigned int audit_period_ms = 2000;
+module_param(audit_period_ms, uint, 0600);
+MODULE_PARM_DESC(audit_period_ms, "arm64: compare changed master text with every replica this often (ms, 0 = off)");
 
 #define KTR_LOG_SIZE 256
-#define KTR_MAX_SYNC_HOOKS 8
 
-/* counters and log: written by the hook or the sync, read by debugfs */
+/* counters and log: written by the hook or the audit, read by debugfs */
 static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
+static atomic64_t nr_audits, nr_audit_repairs;
 static DEFINE_RAW_SPINLOCK(log_lock);
 static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
 static u64 patch_seq;	/* under log_lock */
 
-static bool kprobe_registered;
+static bool kprobe_registered, ftrace_registered;
 static struct kprobe patch_kprobe;
-static struct kretprobe sync_probes[KTR_MAX_SYNC_HOOKS];
-static int nr_sync_probes;
-static bool periodic_on;
-/* the hooked and the periodic sync share the per-page sums */
-static DEFINE_MUTEX(sync_lock);
+static bool audit_on;
+/*
+ * The hook holds it over master and replica writes, the audit over its
+ * comparison of one page: the audit never sees half a patch.
+ */
+static DEFINE_RAW_SPINLOCK(hook_lock);
+/* the audit's per-page sums and the audit itself */
+static DEFINE_MUTEX(audit_lock);
 
-static void sync_changed_fn(struct work_struct *work);
-static DECLARE_WORK(sync_work, sync_changed_fn);
-static void periodic_sync_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(periodic_sync, periodic_sync_fn);
+static void audit_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(audit_work, audit_fn);
 
 /* one temporary writable mapping per CPU, like text_poke's poking_mm */
 struct ktr_slot {
@@ -159,6 +167,23 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
 	local_irq_restore(flags);
 }
 
+/*
+ * Write one table entry by physical address, through this CPU's slot:
+ * swapper_pg_dir's linear alias is read-only (the kernel itself writes
+ * it through a fixmap slot). Interrupts off.
+ */
+void ktr_write_table_entry(u64 *entry, u64 val)
+{
+	struct ktr_slot *s = &slots[smp_processor_id()];
+	phys_addr_t pa = __pa(entry);
+
+	set_pte(s->pte, mk_pte(phys_to_page(pa), PAGE_KERNEL));
+	ktr_arch.flush_local((unsigned long)s->va);
+	WRITE_ONCE(*(u64 *)(s->va + offset_in_page(pa)), val);
+	set_pte(s->pte, s->orig);
+	ktr_arch.flush_local((unsigned long)s->va);
+}
+
 static bool in_replicated(unsigned long va, size_t len)
 {
 	const struct ktr_chunk *first = &ktr.chunks[0],
@@ -184,14 +209,14 @@ static void log_patch(unsigned long va, size_t len, unsigned int written,
 }
 
 /*
- * Runs before the master is written, under text_mutex. Each replica gets
- * the same bytes first, so it is never behind the master in an int3
- * patching sequence.
+ * One write to the master's text, seen before the kernel makes it: every
+ * replica gets the same bytes (and, where the arch writes the master
+ * itself, the master first).
  */
-static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
+static void propagate_patch(struct pt_regs *regs)
 {
 	unsigned int written = 0;
-	unsigned long va;
+	unsigned long va, flags;
 	const void *src;
 	size_t len;
 	bool fill;
@@ -199,16 +224,19 @@ static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
 
 	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len ||
 	    !in_replicated(va, len))
-		return 0;
+		return;
 	/* before the copy is taken, the copy itself will carry the patch */
 	if (!READ_ONCE(ktr.replicas_ready))
-		return 0;
+		return;
 	if (!READ_ONCE(propagate)) {
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_notify_changed(false);
-		return 0;
+		return;
 	}
+	raw_spin_lock_irqsave(&hook_lock, flags);
+	if (ktr_arch.write_master)
+		ktr_arch.write_master(va, src, len);
 	for_each_online_node(nid) {
 		if (!ktr.nodes[nid].own_replica)
 			continue;
@@ -218,60 +246,92 @@ static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
 			ktr_replica_write(nid, va, src, -1, len);
 		written++;
 	}
+	raw_spin_unlock_irqrestore(&hook_lock, flags);
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
 	log_patch(va, len, written, true);
 	ktr_notify_changed(false);
+}
+NOKPROBE_SYMBOL(propagate_patch);
+
+/* x86_64: under text_mutex, before __text_poke writes the master */
+static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	propagate_patch(regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(patch_pre_handler);
 
-/* Bring one changed master page into every replica; log what differed. */
-static void sync_page(struct ktr_chunk *c, unsigned int p)
+/* arm64: at the entry of the one patching funnel, any context */
+static void notrace patch_ftrace_handler(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
 {
-	void *master = (void *)c->va + p * PAGE_SIZE;
-	size_t first = PAGE_SIZE, last = 0, b;
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	if (regs)
+		propagate_patch(regs);
+}
+
+/*
+ * PERMANENT: while registered, kernel.ftrace_enabled=0 is refused, since
+ * it would stop the hook while the kernel still patches.
+ */
+static struct ftrace_ops patch_fops = {
+	.func = patch_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
+		 FTRACE_OPS_FL_PERMANENT,
+};
+
+/*
+ * Compare one master page that changed since the last audit with every
+ * replica and repair what differs: a write the hook missed.
+ */
+static void audit_page(struct ktr_chunk *c, unsigned int p)
+{
+	unsigned long master = c->va + p * PAGE_SIZE, flags;
 	unsigned int written = 0;
+	size_t first = PAGE_SIZE, last = 0, b;
 	int nid;
 
-	if (!READ_ONCE(propagate)) {
-		atomic64_inc(&nr_missed);
-		log_patch((unsigned long)master, PAGE_SIZE, 0, false);
-		return;
-	}
+	raw_spin_lock_irqsave(&hook_lock, flags);
 	for_each_replica(c, nid) {
 		u8 *copy = page_address(c->copy[nid] + p);
 
+		if (!memcmp(copy, (void *)master, PAGE_SIZE))
+			continue;
 		for (b = 0; b < PAGE_SIZE; b++) {
 			if (copy[b] == ((u8 *)master)[b])
 				continue;
 			first = min(first, b);
 			last = max(last, b);
 		}
-		ktr_replica_write(nid, (unsigned long)master, master, -1,
-				  PAGE_SIZE);
+		ktr_replica_write(nid, master, (void *)master, -1, PAGE_SIZE);
 		written++;
 	}
-	if (first <= last) {
-		atomic64_inc(&nr_patches);
-		atomic64_add(last - first + 1, &nr_patch_bytes);
-		log_patch((unsigned long)master + first, last - first + 1,
-			  written, true);
-	}
+	raw_spin_unlock_irqrestore(&hook_lock, flags);
+	if (!written)
+		return;
+	atomic64_inc(&nr_audit_repairs);
+	log_patch(master + first, last - first + 1, written, true);
+	pr_warn_ratelimited("audit: a write at 0x%lx reached the master but not %u replica(s); repaired\n",
+			    master + first, written);
 }
 
 /*
- * Sync only the pages whose master contents changed since the last sync:
- * replica-only changes (fault injection) are left for the tools to find.
+ * Only pages whose master contents changed since the last audit are
+ * compared: replica-only damage (fault injection) is left for the tools
+ * to find, and with propagation off nothing is repaired.
  */
-static void sync_changed_fn(struct work_struct *work)
+static void audit_fn(struct work_struct *work)
 {
-	unsigned int p;
+	unsigned int p, period = READ_ONCE(audit_period_ms);
 	int i;
 
-	if (!READ_ONCE(ktr.replicas_ready))
-		return;
-	mutex_lock(&sync_lock);
+	if (!READ_ONCE(ktr.replicas_ready) || !READ_ONCE(propagate))
+		goto again;
+	mutex_lock(&audit_lock);
 	for (i = 0; i < ktr.nr_chunks; i++) {
 		struct ktr_chunk *c = &ktr.chunks[i];
 
@@ -282,56 +342,37 @@ static void sync_changed_fn(struct work_struct *work)
 			if (sum == c->sums[p])
 				continue;
 			c->sums[p] = sum;
-			sync_page(c, p);
+			audit_page(c, p);
 		}
 		cond_resched();
 	}
-	mutex_unlock(&sync_lock);
+	mutex_unlock(&audit_lock);
+	atomic64_inc(&nr_audits);
 	ktr_notify_changed(true);
+again:
+	if (period && READ_ONCE(audit_on))
+		schedule_delayed_work(&audit_work, msecs_to_jiffies(period));
 }
 
-static void periodic_sync_fn(struct work_struct *work)
+static int start_ftrace_hook(void)
 {
-	unsigned int period = READ_ONCE(sync_period_ms);
-
-	sync_changed_fn(NULL);
-	if (period && READ_ONCE(periodic_on))
-		schedule_delayed_work(&periodic_sync, msecs_to_jiffies(period));
-}
-
-static int sync_ret_handler(struct kretprobe_instance *ri,
-			    struct pt_regs *regs)
-{
-	schedule_work(&sync_work);
-	return 0;
-}
-NOKPROBE_SYMBOL(sync_ret_handler);
-
-static int register_sync_probes(void)
-{
-	const char *const *syms = ktr_arch.sync_symbols;
+	unsigned long addr = ktr_ksym(ktr_arch.patch_symbol);
 	int ret;
 
-	for (nr_sync_probes = 0;
-	     syms[nr_sync_probes] && nr_sync_probes < KTR_MAX_SYNC_HOOKS;
-	     nr_sync_probes++) {
-		struct kretprobe *rp = &sync_probes[nr_sync_probes];
-
-		memset(rp, 0, sizeof(*rp));
-		rp->kp.symbol_name = syms[nr_sync_probes];
-		rp->handler = sync_ret_handler;
-		rp->maxactive = 4;
-		ret = register_kretprobe(rp);
-		if (ret) {
-			pr_err("cannot hook %s for patch sync: %d\n",
-			       rp->kp.symbol_name, ret);
-			return ret;
-		}
+	if (!addr)
+		return -ENOENT;
+	ret = ftrace_set_filter_ip(&patch_fops, addr, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&patch_fops);
+	if (ret) {
+		ftrace_free_filter(&patch_fops);
+		return ret;
 	}
-	WRITE_ONCE(periodic_on, true);
-	if (sync_period_ms)
-		schedule_delayed_work(&periodic_sync,
-				      msecs_to_jiffies(sync_period_ms));
+	ftrace_registered = true;
+	WRITE_ONCE(audit_on, true);
+	if (audit_period_ms)
+		schedule_delayed_work(&audit_work,
+				      msecs_to_jiffies(audit_period_ms));
 	return 0;
 }
 
@@ -339,22 +380,22 @@ int ktr_patch_start(void)
 {
 	int ret;
 
-	if (!ktr_arch.patch_symbol)
-		return register_sync_probes();
-	patch_kprobe.symbol_name = ktr_arch.patch_symbol;
-	patch_kprobe.pre_handler = patch_pre_handler;
-	ret = register_kprobe(&patch_kprobe);
-	if (ret) {
+	if (ktr_arch.patch_hook == KTR_HOOK_FTRACE) {
+		ret = start_ftrace_hook();
+	} else {
+		patch_kprobe.symbol_name = ktr_arch.patch_symbol;
+		patch_kprobe.pre_handler = patch_pre_handler;
+		ret = register_kprobe(&patch_kprobe);
+		kprobe_registered = !ret;
+	}
+	if (ret)
 		pr_err("cannot hook %s for patch propagation: %d\n",
 		       ktr_arch.patch_symbol, ret);
-		return ret;
-	}
-	kprobe_registered = true;
-	return 0;
+	return ret;
 }
 
 /*
- * After this returns no handler runs and no sync is queued or running,
+ * After this returns no handler runs and no audit is queued or running,
  * so nothing calls back into the publisher any more.
  */
 void ktr_patch_stop(void)
@@ -364,11 +405,14 @@ void ktr_patch_stop(void)
 		unregister_kprobe(&patch_kprobe);
 		kprobe_registered = false;
 	}
-	WRITE_ONCE(periodic_on, false);
-	cancel_delayed_work_sync(&periodic_sync);
-	while (nr_sync_probes > 0)
-		unregister_kretprobe(&sync_probes[--nr_sync_probes]);
-	cancel_work_sync(&sync_work);
+	WRITE_ONCE(audit_on, false);
+	cancel_delayed_work_sync(&audit_work);
+	if (ftrace_registered) {
+		/* waits for running handlers too */
+		unregister_ftrace_function(&patch_fops);
+		ftrace_free_filter(&patch_fops);
+		ftrace_registered = false;
+	}
 }
 
 /*
@@ -386,10 +430,17 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 	*prop = READ_ONCE(propagate);
 }
 
-/* a pending sync belongs to patches already made: finish it */
+/* an audit under way: let it finish, so its repairs are counted */
 void ktr_patch_flush(void)
 {
-	flush_work(&sync_work);
+	mutex_lock(&audit_lock);
+	mutex_unlock(&audit_lock);
+}
+
+void ktr_audit_counters(u64 *audits, u64 *repairs)
+{
+	*audits = atomic64_read(&nr_audits);
+	*repairs = atomic64_read(&nr_audit_repairs);
 }
 
 int ktr_patch_log(struct ktrepl_patch_record *recs, int max)

@@ -152,6 +152,24 @@ static u64 ktr_overhead_bytes(int nid)
 	return ktr.nodes[nid].replica_bytes + ktr.nodes[nid].table_bytes;
 }
 
+static void ktr_engine_counters(struct ktrepl_engine_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	ktr_audit_counters(&c->audits, &c->audit_repairs);
+	if (ktr_arch.percpu_counters)
+		ktr_arch.percpu_counters(&c->switches, &c->reinstalls,
+					 &c->switch_ns);
+	c->donated_pages = ktr.donated_pages;
+	c->vetoes = ktr_fresh_vetoes();
+}
+
+static phys_addr_t ktr_installed_root(int cpu)
+{
+	if (ktr.activation != KTREPL_ACT_PERCPU || !ktr_arch.installed_root)
+		return 0;
+	return ktr_arch.installed_root(cpu);
+}
+
 static phys_addr_t ktr_read_root(void)
 {
 	return ktr_arch.read_root();
@@ -168,6 +186,8 @@ struct ktrepl_provider ktr_provider = {
 	.root_diff = ktr_root_diff,
 	.overhead_bytes = ktr_overhead_bytes,
 	.patch_counters = ktr_patch_counters,
+	.engine_counters = ktr_engine_counters,
+	.installed_root = ktr_installed_root,
 	.flush = ktr_patch_flush,
 	.patch_log = ktr_patch_log,
 	.tasks = ktr_tasks,

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keeping node tables fresh, for activation "percpu", where every CPU
+ * walks its node's tables for everything, not only text.
+ *
+ * A node's set owns copies of the master's table pages on the path to
+ * its replicas: the root, the image's upper tables and the leaf tables
+ * over text and rodata. The kernel keeps writing the master's originals
+ * (vmalloc and every fork's vmap'd stack, modules, percpu chunks, BPF,
+ * huge vmap, memory hot-add and hot-remove), and a copy would miss it.
+ * Rather than mirror every writer (most are inline), this makes the
+ * copied pages immutable while active:
+ *
+ * - pre-populate: every empty entry of a copied non-leaf page gets an
+ *   empty lower table before the copy is taken, as x86's
+ *   preallocate_vmalloc_pages() does for its top level. From then on,
+ *   kernel mapping activity only writes lower pages, which are shared.
+ *   These tables belong to the kernel from then on ("donated").
+ * - veto the ways a populated entry could still change: freeing a lower
+ *   table to put a huge mapping in its place (pmd_free_pte_page() and
+ *   pud_free_pmd_page() are made to fail, so vmap falls back to small
+ *   pages), and memory hot-remove, which clears top-level entries and
+ *   frees their tables (offlining is refused).
+ * - refuse where a copied leaf table also maps something other than the
+ *   kernel image, whose leaf entries never change after boot.
+ *
+ * ktrepl-dump --verify checks every entry of every copied page.
+ *
+ * Context: process, at load and unload; the veto handlers run in kprobe
+ * and notifier context.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/io.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/stop_machine.h>
+#include <linux/vmalloc.h>
+
+#include "engine.h"
+
+/* a master table page the node sets copy */
+struct copied_table {
+	u64 *table;
+	int level;
+	unsigned long va;	/* first VA it translates */
+};
+
+static struct copied_table *copied;
+static int nr_copied;
+static atomic64_t nr_vetoes;
+static bool memory_notifier_on;
+
+static struct kprobe veto_probes[] = {
+	{ .symbol_name = "pmd_free_pte_page" },
+	{ .symbol_name = "pud_free_pmd_page" },
+};
+static unsigned int nr_veto_probes;
+
+static unsigned long span_of(int level)
+{
+	return level ? ktr_level_size(level - 1) : 0;
+}
+
+static bool table_is_copied(const u64 *entry)
+{
+	unsigned long page = (unsigned long)entry & PAGE_MASK;
+	int i;
+
+	for (i = 0; i < nr_copied; i++)
+		if ((unsigned long)copied[i].table == page)
+			return true;
+	return false;
+}
+
+static int add_copied(u64 *table, int level, unsigned long va)
+{
+	int i;
+
+	for (i = 0; i < nr_copied; i++)
+		if (copied[i].table == table)
+			return 0;
+	copied = krealloc(copied, (nr_copied + 1) * sizeof(*copied),
+			  GFP_KERNEL);
+	if (!copied)
+		return -ENOMEM;
+	copied[nr_copied++] = (struct copied_table){
+		.table = table,
+		.level = level,
+		.va = level ? va & ~(span_of(level) - 1) : 0,
+	};
+	return 0;
+}
+
+/* the master's pages on the path to every chunk, leaf tables included */
+static int collect_copied(void)
+{
+	int i, l, ret;
+
+	for (i = 0; i < ktr.nr_chunks; i++) {
+		const struct ktr_chunk *c = &ktr.chunks[i];
+		u64 *table = ktr.master_root;
+
+		for (l = 0; l < ktr.geom.levels; l++) {
+			u64 e;
+
+			ret = add_copied(table, l, c->va);
+			if (ret)
+				return ret;
+			if (ktr.geom.shift[l] == c->page_shift)
+				break;
+			e = READ_ONCE(table[ktr_level_index(c->va, l)]);
+			if (!ktr_arch.present(e) ||
+			    ktr_arch.leaf(e, l, ktr.geom.levels))
+				return -EINVAL;
+			table = ktr_table_va(e);
+		}
+	}
+	return 0;
+}
+
+static bool holds_tables(const struct copied_table *t)
+{
+	return t->level < ktr.geom.levels - 1;
+}
+
+static unsigned int entries_of(const struct copied_table *t)
+{
+	return 1U << ktr.geom.bits[t->level];
+}
+
+static unsigned long count_empty(void)
+{
+	unsigned long empty = 0;
+	unsigned int e;
+	int i;
+
+	for (i = 0; i < nr_copied; i++) {
+		if (!holds_tables(&copied[i]))
+			continue;
+		for (e = 0; e < entries_of(&copied[i]); e++)
+			if (!ktr_arch.present(READ_ONCE(copied[i].table[e])))
+				empty++;
+	}
+	return empty;
+}
+
+struct table_pool {
+	struct page **pages;
+	unsigned long nr, used;
+};
+
+/*
+ * Under stop_machine: a kernel populate holds init_mm.page_table_lock (a
+ * spinlock, not reachable from here) from its re-check to its write, so
+ * no CPU is in the middle of one, and ours cannot race it.
+ */
+static int populate_cb(void *arg)
+{
+	struct table_pool *pool = arg;
+	unsigned int e;
+	int i;
+
+	for (i = 0; i < nr_copied; i++) {
+		const struct copied_table *t = &copied[i];
+
+		if (!holds_tables(t))
+			continue;
+		for (e = 0; e < entries_of(t); e++) {
+			struct page *page;
+
+			if (ktr_arch.present(READ_ONCE(t->table[e])))
+				continue;
+			if (pool->used == pool->nr)
+				return -EAGAIN;
+			page = pool->pages[pool->used++];
+			/* a PMD table page is constructed as pmd_alloc_one() does */
+			if (t->level + 1 == ktr.geom.levels - 2)
+				pgtable_pmd_page_ctor(page);
+			ktr_write_table_entry(&t->table[e],
+					      ktr_arch.table_entry(page_to_phys(page)));
+		}
+	}
+	ktr_arch.tables_changed();
+	return 0;
+}
+
+static int prepopulate(void)
+{
+	struct table_pool pool = { 0 };
+	unsigned long i;
+	int ret, tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		pool.nr = count_empty() + 16;
+		pool.used = 0;
+		pool.pages = kvcalloc(pool.nr, sizeof(*pool.pages), GFP_KERNEL);
+		if (!pool.pages)
+			return -ENOMEM;
+		ret = 0;
+		for (i = 0; i < pool.nr && !ret; i++) {
+			pool.pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+			if (!pool.pages[i])
+				ret = -ENOMEM;
+		}
+		if (!ret)
+			ret = stop_machine(populate_cb, &pool, NULL);
+		ktr.donated_pages += pool.used;
+		for (i = pool.used; i < pool.nr; i++)
+			if (pool.pages[i])
+				__free_page(pool.pages[i]);
+		kvfree(pool.pages);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return ret;
+}
+
+/*
+ * pmd_free_pte_page(pmdp, addr) / pud_free_pmd_page(pudp, addr): on a
+ * copied page, fail (return 0), so vmap keeps the (shared) lower table
+ * and maps small pages into it.
+ */
+static int veto_table_free(struct kprobe *p, struct pt_regs *regs)
+{
+	u64 *entry = (u64 *)regs_get_kernel_argument(regs, 0);
+
+	if (!table_is_copied(entry))
+		return 0;
+	atomic64_inc(&nr_vetoes);
+	ktr_arch.override_return(regs, 0);
+	return 1;
+}
+NOKPROBE_SYMBOL(veto_table_free);
+
+static int veto_offline(struct notifier_block *nb, unsigned long action,
+			void *arg)
+{
+	if (action != MEM_GOING_OFFLINE)
+		return NOTIFY_OK;
+	atomic64_inc(&nr_vetoes);
+	pr_info_ratelimited("memory offline refused: every CPU runs on node tables that hot-remove would leave pointing at freed tables (rmmod ktrepl first)\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block offline_nb = {
+	.notifier_call = veto_offline,
+};
+
+static struct vm_struct *(*find_area)(const void *addr);
+static struct vm_struct *(*get_area)(unsigned long size, unsigned long flags,
+				     unsigned long start, unsigned long end,
+				     const void *caller);
+
+/* the kernel image's areas are static; vmalloc's are kmalloc'd */
+static bool image_area(const struct vm_struct *vm)
+{
+	return vm && !virt_addr_valid(vm);
+}
+
+static bool image_covers(unsigned long start, unsigned long end)
+{
+	while (start < end) {
+		struct vm_struct *vm = find_area((void *)start);
+
+		if (!image_area(vm))
+			return false;
+		start = (unsigned long)vm->addr + vm->size;
+	}
+	return true;
+}
+
+#define KTR_MAX_HOLDS 32
+static struct vm_struct *holds[KTR_MAX_HOLDS];
+static int nr_holds;
+
+/*
+ * A copied leaf table can span more than the image's own vm areas: the
+ * head before _stext, the alignment gaps between segments, the space
+ * after _end. vmalloc could map there, into the master's page only. So
+ * every such gap is held by an empty vm area of ours while active.
+ */
+static const char *hold_gaps(unsigned long va, unsigned long end)
+{
+	while (va < end) {
+		struct vm_struct *vm = find_area((void *)va), *h;
+		unsigned long gap = va;
+
+		if (vm) {
+			if (!image_area(vm))
+				return "leaf_table_shared_with_vmalloc";
+			va = (unsigned long)vm->addr + vm->size;
+			continue;
+		}
+		while (va < end && !find_area((void *)va))
+			va += PAGE_SIZE;
+		if (nr_holds == KTR_MAX_HOLDS)
+			return "leaf_table_gaps";
+		h = get_area(va - gap, VM_NO_GUARD, gap, va,
+			     __builtin_return_address(0));
+		if (h && (unsigned long)h->addr != gap) {
+			free_vm_area(h);
+			h = NULL;
+		}
+		if (!h)
+			return "leaf_table_gap_taken";
+		holds[nr_holds++] = h;
+	}
+	return NULL;
+}
+
+/* NULL when every copied page can stay identical to its master */
+static const char *check_copied(void)
+{
+	const char *why;
+	unsigned int e;
+	int i;
+
+	find_area = (void *)ktr_ksym_quiet("find_vm_area");
+	get_area = (void *)ktr_ksym_quiet("__get_vm_area_caller");
+	if (!find_area || !get_area)
+		return "vm_area_symbols_missing";
+	for (i = 0; i < nr_copied; i++) {
+		const struct copied_table *t = &copied[i];
+
+		if (!holds_tables(t)) {
+			why = hold_gaps(t->va, t->va + span_of(t->level));
+			if (why)
+				return why;
+			continue;
+		}
+		for (e = 0; t->level && e < entries_of(t); e++) {
+			u64 v = READ_ONCE(t->table[e]);
+			unsigned long va = t->va + e * ktr_level_size(t->level);
+
+			if (ktr_arch.present(v) &&
+			    ktr_arch.leaf(v, t->level, ktr.geom.levels) &&
+			    !image_covers(va, va + ktr_level_size(t->level)))
+				return "huge_mapping_in_copied_table";
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Before the node tables are copied. Returns NULL, or why the copies
+ * cannot be kept identical to their masters; the caller then calls
+ * ktr_fresh_stop() and stays inactive.
+ */
+const char *ktr_fresh_start(void)
+{
+	int ret;
+
+	if (!ktr_arch.table_entry || !ktr_arch.override_return)
+		return "arch_unsupported";
+	if (collect_copied())
+		return "table_walk_failed";
+	ret = register_memory_notifier(&offline_nb);
+	if (ret)
+		return "memory_notifier_refused";
+	memory_notifier_on = true;
+	for (; nr_veto_probes < ARRAY_SIZE(veto_probes); nr_veto_probes++) {
+		struct kprobe *kp = &veto_probes[nr_veto_probes];
+
+		kp->pre_handler = veto_table_free;
+		ret = register_kprobe(kp);
+		if (ret) {
+			pr_err("cannot hook %s: %d\n", kp->symbol_name, ret);
+			return "table_free_hook_refused";
+		}
+	}
+	ret = prepopulate();
+	if (ret) {
+		pr_err("pre-populating the copied tables failed: %d\n", ret);
+		return "prepopulate_failed";
+	}
+	pr_info("copied tables pre-populated: %lu pages donated to the kernel's tables\n",
+		ktr.donated_pages);
+	return check_copied();
+}
+
+/* Only once no CPU runs on a node's tables any more. */
+void ktr_fresh_stop(void)
+{
+	while (nr_holds > 0)
+		free_vm_area(holds[--nr_holds]);
+	while (nr_veto_probes > 0)
+		unregister_kprobe(&veto_probes[--nr_veto_probes]);
+	if (memory_notifier_on)
+		unregister_memory_notifier(&offline_nb);
+	memory_notifier_on = false;
+	kfree(copied);
+	copied = NULL;
+	nr_copied = 0;
+}
+
+u64 ktr_fresh_vetoes(void)
+{
+	return atomic64_read(&nr_vetoes);
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64 activation "percpu": every CPU's TTBR1_EL1 points at its node's
+ * root, so everything the kernel runs, not only ktrepl's threads,
+ * fetches text from node-local memory.
+ *
+ * The switch is cpu_replace_ttbr1(), open-coded because it is inline and
+ * names symbols a module cannot link (swapper_pg_dir, idmap_pg_dir,
+ * reserved_pg_dir, init_mm). Master and node tables map the same text VA
+ * to different PAs, so old and new TLB entries must never coexist: the
+ * switch is break-before-make over the whole table (TTBR1 <- reserved,
+ * local invalidate, TTBR1 <- node root), run from the identity map
+ * because TTBR1 is empty in the middle. Node roots never carry CnP, so a
+ * local invalidate is enough.
+ *
+ * Every path that moves a CPU off its root reloads swapper_pg_dir (a
+ * valid copy), so a revert costs locality, never correctness. The CPU is
+ * put back from CPUHP_AP_ONLINE_DYN (hotplug, system suspend) and from
+ * CPU_PM_EXIT (deep idle, suspend and hibernation of the boot CPU).
+ * Context switches change only TTBR1.ASID and keep the root.
+ *
+ * Context: process at load and unload; the switch itself with
+ * interrupts off, on the CPU being switched (hotplug thread, CPU_PM
+ * notifier in the idle path, or an IPI).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpu_pm.h>
+#include <linux/cpuhotplug.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <asm/mmu.h>
+#include <asm/pgtable.h>
+#include <asm/sysreg.h>
+#include <asm/tlbflush.h>
+
+#include "engine.h"
+
+static struct {
+	phys_addr_t swapper, reserved, idmap;
+	bool swapper_cnp;		/* as the kernel installed it */
+	void (*replace_ttbr1)(u64 ttbr1);	/* called at its PA */
+	void (*do_switch_mm)(phys_addr_t pgd_phys, struct mm_struct *mm);
+	int hp_state;
+	bool pm_registered;
+	bool on;			/* CPUs belong on node roots */
+} pc = { .hp_state = -1 };
+
+static DEFINE_PER_CPU(phys_addr_t, installed_root);
+static atomic64_t nr_switches, nr_reinstalls, switch_ns_total;
+
+static phys_addr_t root_of_cpu(int cpu)
+{
+	struct ktr_node *n = &ktr.nodes[ktr.nodes[cpu_to_node(cpu)].memory_nid];
+
+	return n->root ? __pa(n->root) : pc.swapper;
+}
+
+static phys_addr_t loaded_root(void)
+{
+	return read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 2);
+}
+
+/*
+ * cpu_replace_ttbr1(), open-coded. Interrupts off, on this CPU.
+ */
+static void switch_ttbr1(phys_addr_t root, bool cnp)
+{
+	u64 reserved = phys_to_ttbr(pc.reserved);
+	struct mm_struct *mm = current->active_mm;
+	u64 t = ktime_get_ns();
+
+	/* off the user tables, onto the identity map with ASID 0 */
+	write_sysreg(reserved, ttbr0_el1);
+	isb();
+	local_flush_tlb_all();
+	write_sysreg(read_sysreg(ttbr1_el1) & ~TTBR_ASID_MASK, ttbr1_el1);
+	write_sysreg(phys_to_ttbr(pc.idmap), ttbr0_el1);
+	isb();
+	/* reserved TTBR1, invalidate, new TTBR1: from the idmap */
+	pc.replace_ttbr1(phys_to_ttbr(root) | (cnp ? TTBR_CNP_BIT : 0));
+	write_sysreg(reserved, ttbr0_el1);
+	isb();
+	local_flush_tlb_all();
+	/* back to the task's own user tables and ASID */
+	if (mm && virt_to_phys(mm->pgd) != pc.swapper)
+		pc.do_switch_mm(virt_to_phys(mm->pgd), mm);
+	this_cpu_write(installed_root, root);
+	atomic64_inc(&nr_switches);
+	atomic64_add(ktime_get_ns() - t, &switch_ns_total);
+}
+
+/* onto this CPU's node root, unless it is there already */
+static bool install_here(void)
+{
+	phys_addr_t want = root_of_cpu(smp_processor_id());
+
+	if (loaded_root() == want) {
+		this_cpu_write(installed_root, want);
+		return false;
+	}
+	switch_ttbr1(want, want == pc.swapper && pc.swapper_cnp);
+	return true;
+}
+
+static void uninstall_here(void)
+{
+	if (loaded_root() != pc.swapper)
+		switch_ttbr1(pc.swapper, pc.swapper_cnp);
+	this_cpu_write(installed_root, pc.swapper);
+}
+
+static int cpu_online_cb(unsigned int cpu)
+{
+	unsigned long flags;
+	bool moved = false;
+
+	local_irq_save(flags);
+	if (READ_ONCE(pc.on))
+		moved = install_here();
+	local_irq_restore(flags);
+	if (moved)
+		ktr_notify_changed(true);
+	return 0;
+}
+
+static int cpu_offline_cb(unsigned int cpu)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	uninstall_here();
+	local_irq_restore(flags);
+	ktr_notify_changed(true);
+	return 0;
+}
+
+/* deep idle and suspend come back on swapper_pg_dir: return */
+static int cpu_pm_cb(struct notifier_block *nb, unsigned long action,
+		     void *unused)
+{
+	if (action != CPU_PM_EXIT && action != CPU_PM_ENTER_FAILED)
+		return NOTIFY_OK;
+	if (READ_ONCE(pc.on) && install_here()) {
+		atomic64_inc(&nr_reinstalls);
+		ktr_notify_changed(false);
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block cpu_pm_nb = {
+	.notifier_call = cpu_pm_cb,
+};
+
+/*
+ * idmap_pg_dir is not in kallsyms; the linker puts it three pages below
+ * swapper_pg_dir. Believe that only if it maps the switch routine onto
+ * itself, executable.
+ */
+static bool idmap_maps_itself(phys_addr_t fn)
+{
+	int level;
+	u64 e = READ_ONCE(*ktr_walk(__va(pc.idmap), fn, -1, &level));
+	u64 size = ktr_level_size(level);
+
+	return ktr_arch.present(e) && ktr_arch.leaf(e, level, ktr.geom.levels) &&
+	       ktr_arch.executable(e, level) &&
+	       (e & ktr.geom.addr_mask & ~(size - 1)) == (fn & ~(size - 1));
+}
+
+/* NULL when this CPU model and kernel allow the switch, else why not */
+static const char *percpu_refusal(void)
+{
+	unsigned long fn;
+
+	if (PAGE_SHIFT != 12 || VA_BITS != 48 || CONFIG_PGTABLE_LEVELS != 4)
+		return "paging_geometry";
+	pc.swapper = __pa(ktr.master_root);
+	pc.swapper_cnp = read_sysreg(ttbr1_el1) & TTBR_CNP_BIT;
+	pc.reserved = pc.swapper - PAGE_SIZE;
+	pc.idmap = pc.swapper - 3 * PAGE_SIZE;
+	fn = ktr_ksym("idmap_cpu_replace_ttbr1");
+	pc.do_switch_mm = (void *)ktr_ksym("cpu_do_switch_mm");
+	if (!fn || !pc.do_switch_mm)
+		return "symbols_missing";
+	fn -= kimage_voffset;	/* its PA: called through the idmap */
+	if (fn >= BIT_ULL(48) || pc.swapper >= BIT_ULL(48))
+		return "image_above_48_bit_pa";
+	if (!idmap_maps_itself(fn))
+		return "idmap_not_found";
+	pc.replace_ttbr1 = (void *)fn;
+	return NULL;
+}
+
+static void uninstall_ipi(void *unused)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	uninstall_here();
+	local_irq_restore(flags);
+}
+
+/*
+ * After the node tables are built and the replicas equal the master.
+ * Returns NULL with every online CPU on its node's root, or why not
+ * (and then every CPU is on the master).
+ */
+const char *ktr_percpu_start(void)
+{
+	const char *why = percpu_refusal();
+	int ret;
+
+	if (why)
+		return why;
+	WRITE_ONCE(pc.on, true);
+	ret = cpu_pm_register_notifier(&cpu_pm_nb);
+	if (ret) {
+		ktr_percpu_stop();
+		return "cpu_pm_notifier_refused";
+	}
+	pc.pm_registered = true;
+	/* runs cpu_online_cb on every online CPU, and on each one onlined */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ktrepl:percpu",
+				cpu_online_cb, cpu_offline_cb);
+	if (ret < 0) {
+		ktr_percpu_stop();
+		return "cpuhp_refused";
+	}
+	pc.hp_state = ret;
+	return NULL;
+}
+
+/* Every CPU back on the master's tables; safe to call more than once. */
+void ktr_percpu_stop(void)
+{
+	int cpu;
+
+	WRITE_ONCE(pc.on, false);
+	if (pc.pm_registered) {
+		cpu_pm_unregister_notifier(&cpu_pm_nb);
+		/* a notifier running in the idle path is an RCU reader */
+		synchronize_rcu();
+		pc.pm_registered = false;
+	}
+	if (pc.hp_state >= 0) {
+		/* runs cpu_offline_cb on every online CPU */
+		cpuhp_remove_state(pc.hp_state);
+		pc.hp_state = -1;
+	}
+	if (!pc.replace_ttbr1)
+		return;
+	/* belt and braces: nothing may run on a root about to be freed */
+	cpus_read_lock();
+	on_each_cpu(uninstall_ipi, NULL, 1);
+	for_each_online_cpu(cpu)
+		WARN_ON(per_cpu(installed_root, cpu) != pc.swapper);
+	cpus_read_unlock();
+}
+
+phys_addr_t ktr_percpu_installed_root(int cpu)
+{
+	return per_cpu(installed_root, cpu);
+}
+
+void ktr_percpu_counters(u64 *switches, u64 *reinstalls, u64 *switch_ns)
+{
+	u64 n = atomic64_read(&nr_switches);
+
+	*switches = n;
+	*reinstalls = atomic64_read(&nr_reinstalls);
+	*switch_ns = n ? div64_u64(atomic64_read(&switch_ns_total), n) : 0;
+}
+
+/*
+ * Fault injection: put one CPU back on swapper_pg_dir the way firmware
+ * does on a power-down exit, then run the CPU PM exit notifiers as the
+ * idle path does. ktrepl's notifier must bring it back.
+ */
+static void pm_revert_ipi(void *unused)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (!cpu_pm_enter()) {
+		switch_ttbr1(pc.swapper, pc.swapper_cnp);
+		cpu_pm_exit();
+	}
+	local_irq_restore(flags);
+}
+
+int ktr_percpu_pm_revert(int cpu)
+{
+	if (!READ_ONCE(pc.on))
+		return -ENODEV;
+	return smp_call_function_single(cpu, pm_revert_ipi, NULL, 1);
+}
