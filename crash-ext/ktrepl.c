@@ -305,6 +305,26 @@ static const char *root_owner(struct session *s, uint64_t root, int *owner)
 	return "other";
 }
 
+/*
+ * The roots the module recorded at each switch (arm64: no dump format
+ * carries TTBR1); 0 when it recorded none.
+ */
+static int recorded_roots(struct session *s, uint64_t *roots, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < (int)s->st.nr_cpus; i++) {
+		const struct kt_cpu_state *c = &s->st.cpus[i];
+
+		if (!c->root_recorded || c->cpu >= max)
+			continue;
+		roots[c->cpu] = c->loaded_root_pa;
+		if (c->cpu >= n)
+			n = c->cpu + 1;
+	}
+	return n;
+}
+
 /* -c: the root each CPU had loaded when the dump was taken */
 static void cpu_roots(struct session *s)
 {
@@ -313,12 +333,16 @@ static void cpu_roots(struct session *s)
 	int i, n;
 
 	kt_err_clear(&err);
-	n = kt_qemu_cpu_roots(pc->dumpfile, roots, NR_CPUS, &err);
+	n = recorded_roots(s, roots, NR_CPUS);
+	if (!n)
+		n = kt_qemu_cpu_roots(pc->dumpfile, roots, NR_CPUS, &err);
 	if (n < 0) {
 		error(INFO, "ktrepl: %s\n", err.msg);
 		return;
 	}
-	fprintf(fp, "%-4s %-5s %-18s %-18s %s\n", "CPU", "NODE", "LOADED ROOT",
+	fprintf(fp, "%-4s %-5s %-18s %-18s %s\n", "CPU", "NODE",
+		s->st.nr_cpus && s->st.cpus[0].root_recorded ? "RECORDED ROOT" :
+							      "LOADED ROOT",
 		"NODE'S ROOT", "SET");
 	for (i = 0; i < (int)s->st.nr_cpus; i++) {
 		const struct kt_cpu_state *c = &s->st.cpus[i];

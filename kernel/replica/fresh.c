@@ -77,15 +77,17 @@ static bool table_is_copied(const u64 *entry)
 
 static int add_copied(u64 *table, int level, unsigned long va)
 {
+	struct copied_table *grown;
 	int i;
 
 	for (i = 0; i < nr_copied; i++)
 		if (copied[i].table == table)
 			return 0;
-	copied = krealloc(copied, (nr_copied + 1) * sizeof(*copied),
-			  GFP_KERNEL);
-	if (!copied)
+	grown = krealloc(copied, (nr_copied + 1) * sizeof(*copied),
+			 GFP_KERNEL);
+	if (!grown)
 		return -ENOMEM;
+	copied = grown;
 	copied[nr_copied++] = (struct copied_table){
 		.table = table,
 		.level = level,

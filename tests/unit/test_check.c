@@ -165,6 +165,12 @@ static void change_root_entry(struct fixture *fx)
 	fx_put(fx, fx_replica.root + 8 * 300, 0x9000 | FX_P | FX_RW);
 }
 
+/* the node's PMD page (private: on the text path) misses an entry */
+static void stale_pmd_entry(struct fixture *fx)
+{
+	fx_put(fx, fx_master.pmd + 8 * 7, 0x7000 | FX_P | FX_RW);
+}
+
 static void writable_text(struct fixture *fx)
 {
 	uint64_t pte = fx_pte(&fx_replica, FX_TEXT_VA);
@@ -244,6 +250,8 @@ static const struct verify_case verify_cases[] = {
 	{ "a leaf pointing at the master's copy", map_master_copy, KT_V_LOCALITY },
 	{ "a replicated page unmapped", unmap_text, KT_V_UNMAPPED },
 	{ "a shared top-level entry changed", change_root_entry, KT_V_ROOT },
+	{ "a private lower table missed an update", stale_pmd_entry,
+	  KT_V_STALE_TABLE },
 	{ "writable replica text", writable_text, KT_V_WRITABLE_TEXT },
 	{ "executable replica rodata", exec_rodata, KT_V_EXEC_RODATA },
 	/* the text and the rodata copy share the one writable 2M page */
@@ -308,6 +316,27 @@ static void test_verify_details(void)
 	       f.last[KT_V_LOCALITY].pa_node == 0 &&
 	       f.last[KT_V_LOCALITY].expected_node == 1,
 	       "locality names the VA, the node of the page and the node it should be on");
+	fx_close(&fx);
+
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	stale_pmd_entry(&fx);
+	fx_open(&fx);
+	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	tap_ok(f.last[KT_V_STALE_TABLE].level == 2 &&
+	       f.last[KT_V_STALE_TABLE].index == 7 &&
+	       f.last[KT_V_STALE_TABLE].va == 0xffffffff80e00000ull &&
+	       f.last[KT_V_STALE_TABLE].want == (0x7000 | FX_P | FX_RW) &&
+	       f.last[KT_V_STALE_TABLE].got == 0,
+	       "stale-table names the node's level, entry, VA and both values");
+	fx_close(&fx);
+
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	map_master_copy(&fx);
+	change_root_entry(&fx);
+	fx_open(&fx);
+	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
 	tap_ok(f.last[KT_V_ROOT].index == 300 &&
 	       f.last[KT_V_ROOT].got == (0x9000 | FX_P | FX_RW) &&
 	       f.last[KT_V_ROOT].want == 0,

@@ -113,6 +113,7 @@ enum kt_violation_kind {
 	KT_V_WRITABLE_ALIAS,	/* replica writable through the direct map */
 	KT_V_CPU_ROOT,		/* a CPU runs on another node's tables */
 	KT_V_TASK_ROOT,		/* a replica task runs on the wrong tables */
+	KT_V_STALE_TABLE,	/* a lower node table entry missed an update */
 	KT_V_NR
 };
 
@@ -127,7 +128,8 @@ struct kt_violation {
 	uint64_t pa;
 	int pa_node;
 	int expected_node;
-	unsigned int index;	/* top-level entry */
+	int level;		/* of the table holding the entry */
+	unsigned int index;	/* entry in that table */
 	uint64_t got;		/* entry or root value seen */
 	uint64_t want;		/* and expected */
 	const struct kt_diff *diff;	/* KT_V_BYTES only */
@@ -138,6 +140,7 @@ typedef int (*kt_violation_fn)(const struct kt_violation *v, void *arg);
 struct kt_verify_stats {
 	uint64_t compared_bytes;
 	uint64_t mappings;
+	uint64_t tables;	/* node table pages compared */
 	unsigned int nodes;
 	unsigned int count[KT_V_NR];
 	unsigned int total;

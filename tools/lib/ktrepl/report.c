@@ -239,6 +239,11 @@ static void violation_text(FILE *fp, const struct kt_state *st,
 		fprintf(fp, "%s: node %d top-level entry %u is 0x%" PRIx64 ", the master's is 0x%" PRIx64,
 			name, v->node, v->index, v->got, v->want);
 		break;
+	case KT_V_STALE_TABLE:
+		fprintf(fp, "%s: node %d level %d entry %u (va 0x%" PRIx64 ") is 0x%" PRIx64 ", the master's is 0x%" PRIx64,
+			name, v->node, v->level, v->index, v->va, v->got,
+			v->want);
+		break;
 	case KT_V_WRITABLE_TEXT:
 	case KT_V_EXEC_RODATA:
 		fprintf(fp, "%s: node %d maps 0x%" PRIx64 " (+0x%" PRIx64 ") %s",
@@ -287,9 +292,12 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 			jsonw_int_field(jw, "pa_node", v->pa_node);
 			jsonw_int_field(jw, "expected_node", v->expected_node);
 		}
-		if (v->kind == KT_V_ROOT)
+		if (v->kind == KT_V_STALE_TABLE)
+			jsonw_int_field(jw, "level", v->level);
+		if (v->kind == KT_V_ROOT || v->kind == KT_V_STALE_TABLE)
 			jsonw_uint_field(jw, "index", v->index);
-		if (v->kind == KT_V_ROOT || v->kind == KT_V_CPU_ROOT ||
+		if (v->kind == KT_V_ROOT || v->kind == KT_V_STALE_TABLE ||
+		    v->kind == KT_V_CPU_ROOT ||
 		    v->kind == KT_V_TASK_ROOT) {
 			jsonw_hex_field(jw, "got", v->got);
 			jsonw_hex_field(jw, "want", v->want);

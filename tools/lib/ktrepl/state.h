@@ -74,6 +74,11 @@ struct kt_cpu_state {
 	int node;
 	uint64_t loaded_root_pa;
 	uint64_t expected_root_pa;
+	/*
+	 * loaded_root_pa is what the module recorded at its last switch
+	 * (a dump's descriptor), not what was read from the CPU
+	 */
+	bool root_recorded;
 };
 
 struct kt_task_state {

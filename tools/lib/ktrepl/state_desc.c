@@ -118,6 +118,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_region *regions = NULL;
 	struct ktrepl_desc_extent *ext = NULL;
 	struct ktrepl_desc_task *tasks = NULL;
+	uint64_t *cpu_root = NULL;
 	int32_t *cpu_node = NULL;
 	uint32_t i;
 	char word[16];
@@ -152,6 +153,11 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	if (!ret)
 		ret = read_array(src, pa, d.tasks_off, d.nr_tasks, sizeof(*tasks),
 				 d.size, (void **)&tasks, err);
+	/* 0: a module that records no per-CPU roots (or an older one) */
+	if (!ret && d.cpu_root_off)
+		ret = read_array(src, pa, d.cpu_root_off, d.nr_cpus,
+				 sizeof(*cpu_root), d.size, (void **)&cpu_root,
+				 err);
 	if (ret)
 		goto out;
 
@@ -236,6 +242,9 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		st->cpus[st->nr_cpus].cpu = (int)i;
 		st->cpus[st->nr_cpus].node = cpu_node[i];
 		st->cpus[st->nr_cpus].expected_root_pa = n ? n->root_pa : 0;
+		if (cpu_root)
+			st->cpus[st->nr_cpus].loaded_root_pa = cpu_root[i];
+		st->cpus[st->nr_cpus].root_recorded = cpu_root != NULL;
 		st->nr_cpus++;
 	}
 	for (i = 0; i < d.nr_tasks; i++) {
@@ -257,6 +266,7 @@ out:
 	free(regions);
 	free(ext);
 	free(cpu_node);
+	free(cpu_root);
 	free(tasks);
 	if (ret)
 		kt_state_free(st);
