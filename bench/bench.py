@@ -8,6 +8,9 @@
    /proc/kcore (goal: at least 0.8x the raw rate).
 3. The same on a vmcore, against the raw read and against a drgn script
    doing the same compare (goal: at least 20x faster than drgn).
+5. arm64: ftrace enable plus disable with every CPU on its node's
+   replica (activation=percpu) against the same without the module (goal:
+   <= 2x), and the cost of one TTBR1 switch.
 4. ktrepl-top at 1 s refresh and 1 kHz per CPU: its own CPU use (goal
    <= 1% of a CPU; busybox top at the same refresh is the peer), and the
    workload's rate with and without sampling (goal: <= 1% slower).
@@ -39,7 +42,7 @@ def kv(line):
     return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
-def boot(script, topo, dump=None):
+def boot(script, topo, dump=None, arch="x86_64"):
     path = os.path.join(HERE, "guest", script)
     if dump:
         lines, error = ktvm.dump_guest(path, [(dump, "elf")], topo=topo,
@@ -48,8 +51,9 @@ def boot(script, topo, dump=None):
             sys.exit(f"bench: {error}")
         return lines
     initrd = os.path.join(ktvm.BUILD, f"bench-{os.getpid()}.gz")
-    ktvm.build_initramfs("x86_64", path, initrd, tools=[DUMP, TOP])
-    with ktvm.Guest("x86_64", topo, initrd, timeout=900) as g:
+    tools = [DUMP, TOP] if arch == "x86_64" else ktvm.arm64_tools()
+    ktvm.build_initramfs(arch, path, initrd, tools=tools)
+    with ktvm.Guest(arch, topo, initrd, timeout=1200) as g:
         _, lines = g.run_to_end()
     os.unlink(initrd)
     return lines
@@ -114,8 +118,27 @@ def native_model_cost():
     return f"{ns:.0f} ns ({ns * 2000 / 1e7:.3f}% of a CPU at 2000 samples/s)"
 
 
+def ftrace_bench():
+    lines = boot("ftrace-arm64.sh", "2x2", arch="arm64")
+    runs = [kv(x) for x in records(lines, "toggle")]
+    plain = statistics.median(int(r["ns"]) for r in runs
+                              if r["mode"] == "plain")
+    percpu = statistics.median(int(r["ns"]) for r in runs
+                               if r["mode"] == "percpu")
+    summ = [kv(x) for x in records(lines, "summary")]
+    sw = statistics.median(int(x["switch_ns"]) for x in summ)
+    acts = {x["activation"] for x in summ}
+    print(f"ftrace on+off [arm64 2x2, activation {'/'.join(acts)}]: "
+          f"{percpu / 1e9:.2f} s with ktrepl vs {plain / 1e9:.2f} s without: "
+          f"{percpu / plain:.2f}x (goal <= 2x); one TTBR1 switch "
+          f"{sw / 1e3:.0f} us (emulated)")
+
+
 if "top" in only:
     top_bench()
+    sys.exit(0)
+if "ftrace" in only:
+    ftrace_bench()
     sys.exit(0)
 for topo in ("2x2", "4x1"):
     lines = boot("load.sh", topo)
@@ -182,3 +205,4 @@ print(f"vmcore verify [4x1]: {tv:.2f} s for {st['compared_bytes']} bytes; "
       f"ktrepl-dump, goal >= 20x; drgn compared {dj.get('compared')} bytes)")
 subprocess.run(["rm", "-rf", tmp])
 top_bench()
+ftrace_bench()

@@ -188,4 +188,49 @@ tap.diag(f"patch hook: {ktvm.records(lines, 'kprobe')}")
 guest("module-cycles.sh", timeout=600)
 guest("module-onenode.sh", topo="1x2")
 guest("module-arm64.sh", arch="arm64", timeout=400)
+
+
+# arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
+# the basics on the other topologies and with KPTI forced on
+def percpu_script(full):
+    path = os.path.join(ktvm.BUILD, f"percpu-{os.getpid()}.sh")
+    with open(os.path.join(HERE, "guest", "module-percpu.sh")) as src:
+        text = src.read()
+    storm_s = int(os.environ.get("KTREPL_STORM_SECONDS", "60"))
+    cycles = int(os.environ.get("KTREPL_PERCPU_CYCLES", "10"))
+    with open(path, "w") as dst:
+        dst.write(text.replace("FULL=${FULL:-0}", f"FULL={int(full)}")
+                  .replace("STORM_S=${STORM_S:-20}", f"STORM_S={storm_s}")
+                  .replace("CYCLES=${CYCLES:-10}", f"CYCLES={cycles}"))
+    return path
+
+
+def arm64_modules():
+    base = os.path.join(ktvm.module_dir("arm64"), "kernel")
+    mods = {"zsmalloc": "mm", "lzo": "crypto", "lzo-rle": "crypto",
+            "zram": "drivers/block/zram", "dummy": "drivers/net"}
+    return {f"/lib/modules/{m}.ko": os.path.join(base, d, f"{m}.ko")
+            for m, d in mods.items()}
+
+
+for topo, cmdline, full in (("2x2", "", True), ("4x1", "", False),
+                            ("2x2+memless", "", False),
+                            ("2x2", "kpti=1", False)):
+    script = percpu_script(full)
+    name = f"[arm64 {topo}{' ' + cmdline if cmdline else ''} percpu]"
+    lines = ktvm.run_guest(tap, "arm64", topo, script,
+                           tools=ktvm.arm64_tools(), name=name,
+                           files=arm64_modules(), cmdline=cmdline,
+                           timeout=900 if full else 400)
+    os.unlink(script)
+    for r in ktvm.records(lines, "control") + ktvm.records(lines, "storm"):
+        tap.diag(f"{name} {r}")
+    summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
+    if summ:
+        tap.diag(f"{name} switch cost {summ[0].get('switch_ns')} ns, "
+                 f"{summ[0].get('donated_pages')} table pages donated")
+    if cmdline == "kpti=1":
+        kpti = ktvm.records(lines, "kpti")
+        tap.ok(any("forced ON by kpti command line" in x for x in kpti),
+               f"{name} the guest really runs with KPTI", f"{kpti}")
 tap.done()

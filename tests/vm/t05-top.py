@@ -185,6 +185,25 @@ for f in ai:
                    f"fetches {100 - pct(n['core']):.1f}% of core text "
                    f"remotely ({100 - pct(n):.1f}% of all text)")
 
+# the same busybox loops on every CPU: inactive, the non-master nodes
+# fetch the master's text; percpu, every node fetches its own
+for f in frames(lines, "inactive_load"):
+    for nid, n in nodes_of(f).items() if "nodes" in f else ():
+        if nid != amaster:
+            tap.ok(n["samples"] >= 50 and pct(n["core"]) <= 5,
+                   f"arm64 inactive, plain workload: node {nid} fetches "
+                   f"{100 - pct(n['core']):.1f}% of core text remotely "
+                   f"({n['samples']} samples)")
+ap = frames(lines, "percpu")
+tap.ok(len(ap) == 2 and all(f.get("activation") == "percpu" for f in ap),
+       "arm64 with ktrepl: activation percpu", f"{ap}")
+for f in ap:
+    for nid, n in nodes_of(f).items() if "nodes" in f else ():
+        tap.ok(n["samples"] >= 50 and pct(n["core"]) >= 95,
+               f"arm64 percpu, plain workload: frame {f.get('frame')}: node "
+               f"{nid} fetches {pct(n['core']):.1f}% of core text locally "
+               f"({n['samples']} samples)")
+
 # The TUI in tmux, inside the guest
 files = {}
 for name in ("x/xterm", "s/screen", "t/tmux"):

@@ -24,6 +24,12 @@ static void json_hex_bytes(struct json_writer *jw, const char *name,
 	jsonw_string_field(jw, name, buf);
 }
 
+/* a dump whose descriptor recorded each CPU's root at its last switch */
+static bool recorded_roots(const struct kt_state *st)
+{
+	return st->nr_cpus && st->cpus[0].root_recorded;
+}
+
 void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 {
 	struct json_writer *jw = out->jw;
@@ -73,6 +79,23 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 			jsonw_end_object(jw);
 		}
 		jsonw_end_array(jw);
+		if (recorded_roots(st)) {
+			jsonw_name(jw, "cpus");
+			jsonw_start_array(jw);
+			for (i = 0; i < (int)st->nr_cpus; i++) {
+				const struct kt_cpu_state *c = &st->cpus[i];
+
+				jsonw_start_object(jw);
+				jsonw_int_field(jw, "cpu", c->cpu);
+				jsonw_int_field(jw, "node", c->node);
+				jsonw_hex_field(jw, "recorded_root_pa",
+						c->loaded_root_pa);
+				jsonw_hex_field(jw, "expected_root_pa",
+						c->expected_root_pa);
+				jsonw_end_object(jw);
+			}
+			jsonw_end_array(jw);
+		}
 		jsonw_end_object(jw);
 		return;
 	}
@@ -99,6 +122,18 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 			st->regions[i].name, st->regions[i].start,
 			st->regions[i].end,
 			st->regions[i].end - st->regions[i].start);
+	if (!recorded_roots(st))
+		return;
+	fprintf(fp, "\n%-4s %-5s %-18s %s\n", "CPU", "NODE",
+		"RECORDED ROOT", "NODE'S ROOT");
+	for (i = 0; i < (int)st->nr_cpus; i++)
+		fprintf(fp, "%-4d %-5d 0x%-16" PRIx64 " 0x%" PRIx64 "%s\n",
+			st->cpus[i].cpu, st->cpus[i].node,
+			st->cpus[i].loaded_root_pa, st->cpus[i].expected_root_pa,
+			st->cpus[i].loaded_root_pa ==
+					st->cpus[i].expected_root_pa ?
+				"" :
+				"  <- not its node's");
 }
 
 void kt_report_diff_begin(struct kt_out *out)

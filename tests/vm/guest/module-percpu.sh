@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: GPL-2.0
+# arm64 activation=percpu: every CPU's TTBR1 on its node's root, patches
+# coherent under a storm, node tables fresh under module loads, forks and
+# vmalloc, CPUs back after hotplug and CPU PM exit, and clean unloads.
+# FULL=1 runs the storm, the freshness and the cycles; STORM_S and
+# CYCLES size them (the host sets all three).
+. /lib.sh
+FULL=${FULL:-0}
+STORM_S=${STORM_S:-20}
+CYCLES=${CYCLES:-10}
+S=$D/summary
+T=/sys/kernel/tracing
+
+# every online CPU's TTBR1 as the module reads it, against its node's root
+cpus_on_their_roots() {
+	grep '^cpu=' $D/pgds | awk '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		n++
+		if (f["loaded_root_pa"] != f["expected_root_pa"]) bad++
+	} END { exit !(n > 0 && bad == 0) }'
+}
+node_of_cpu() {
+	for n in /sys/devices/system/node/node[0-9]*; do
+		[ -e "$n/cpu$1" ] && echo "${n##*node}" && return
+	done
+}
+# busybox loops ktrepl did not write, one per CPU
+start_load() {
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c $c sh -c 'while :; do md5sum /bin/busybox >/dev/null;
+			find /sys/kernel -maxdepth 2 >/dev/null 2>&1; /bin/true; done' &
+	done
+}
+stop_load() {
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+}
+all_freed() {
+	dmesg | grep 'ktrepl: freed' | awk '{
+		for (i = 1; i < NF; i++)
+			if ($i == "freed" && $(i + 1) != $(i + 3))
+				bad++
+	} END { exit bad > 0 }'
+}
+mount -t tracefs nodev $T 2>/dev/null
+emit kpti sh -c "dmesg | grep -i 'page table isolation' || echo none"
+
+# a kprobe event $1 on a hot function: at its entry, or past ftrace's
+# patchable NOPs where kprobes refuse the ftrace site itself
+add_kprobe() {
+	echo "p:$1 do_sys_openat2" >> $T/kprobe_events 2>/dev/null ||
+		echo "p:$1 do_sys_openat2+8" >> $T/kprobe_events
+}
+
+# A storm of every kind of core-text patching, for $1 seconds. The
+# function tracer is filtered to a few hundred functions and the ring
+# buffer is off: unfiltered, one round takes minutes under emulation and
+# stalls the pinned kernel even without ktrepl (see README).
+storm() {
+	echo 0 > $T/tracing_on
+	echo 'vfs_* ksys_* do_sys_* *_lock *sched*' > $T/set_ftrace_filter
+	end=$(($(date +%s) + $1))
+	rounds=0
+	while [ $(date +%s) -lt $end ]; do
+		echo function > $T/current_tracer
+		echo 1 > /proc/sys/kernel/sched_schedstats
+		add_kprobe ktstorm
+		echo 1 > $T/events/kprobes/ktstorm/enable
+		cat /proc/self/stat > /dev/null
+		echo 0 > $T/events/kprobes/ktstorm/enable
+		echo '-:ktstorm' >> $T/kprobe_events
+		echo 0 > /proc/sys/kernel/sched_schedstats
+		echo nop > $T/current_tracer
+		rounds=$((rounds + 1))
+		echo "# storm round $rounds at $(date +%s)" > /dev/console
+	done
+	echo > $T/set_ftrace_filter
+	echo 1 > $T/tracing_on
+	echo "$rounds"
+}
+
+if [ "$FULL" = 1 ]; then
+	start_load
+	n=$(storm $((STORM_S / 3)))
+	stop_load
+	echo "@@control@@ rounds=$n seconds=$((STORM_S / 3))"
+	check "control storm without ktrepl: $n rounds, kernel log clean" \
+		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*stall'"
+fi
+
+check "insmod ktrepl.ko (default activation)" insmod /lib/modules/ktrepl.ko fault_inject=1
+emit summary cat $S
+check "activation is percpu" test "$(head -n1 $S | kv activation)" = percpu
+emit pgds cat $D/pgds
+check "every CPU's TTBR1 is its node's root" cpus_on_their_roots
+set -- $(replicas_on_their_nodes)
+check "every replica extent ($2) lies on its node's memory" \
+	test "$1" = 0 -a "$2" -gt 0
+check "ktrepl-dump --verify: healthy (replicas, every table level, CPU roots)" \
+	ktrepl-dump --verify
+
+start_load
+sleep 2
+check "under a user workload every CPU stays on its node's root" cpus_on_their_roots
+stop_load
+
+if [ "$FULL" = 1 ]; then
+	# the storm; a kprobe armed through all of it must then fire on the
+	# CPUs of every node (its brk reached every replica)
+	add_kprobe kthit
+	echo 1 > $T/events/kprobes/kthit/enable
+	p0=$(head -n1 $S | kv patches)
+	start_load
+	n=$(storm $STORM_S)
+	stop_load
+	echo "@@storm@@ rounds=$n seconds=$STORM_S"
+	echo > $T/trace
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c $c cat /proc/self/stat > /dev/null
+	done
+	echo 0 > $T/events/kprobes/kthit/enable
+	for nd in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
+		hits=0
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			[ "$(node_of_cpu $c)" = "$nd" ] || continue
+			k=$(grep -c "\[00$c\].*kthit" $T/trace)
+			hits=$((hits + k))
+		done
+		echo "@@hits@@ node=$nd hits=$hits"
+		check "the storm's kprobe fires on node $nd's CPUs ($hits hits)" \
+			test "$hits" -gt 0
+	done
+	echo '-:kthit' >> $T/kprobe_events
+	emit patches head -n1 $D/patches
+	p1=$(head -n1 $S | kv patches)
+	check "$n storm rounds, $((p1 - p0)) patches, none missed" \
+		test "$(head -n1 $S | kv patches_missed)" = 0 -a "$p1" -gt "$p0"
+	check "the audit found nothing the hook missed" \
+		test "$(head -n1 $S | kv audit_repairs)" = 0
+	check "after the storm: replicas identical, tables fresh, CPUs home" \
+		ktrepl-dump --verify
+	check "kernel log clean after the storm" \
+		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*stall'"
+
+	# freshness: other modules (zram's code runs on every CPU), forks,
+	# vmalloc (zram tables, module text, vmap'd stacks)
+	insmod /lib/modules/zsmalloc.ko
+	insmod /lib/modules/lzo.ko 2>/dev/null
+	insmod /lib/modules/lzo-rle.ko 2>/dev/null
+	for i in 1 2 3; do
+		insmod /lib/modules/zram.ko num_devices=1
+		echo 64M > /sys/block/zram0/disksize
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			taskset -c $c dd if=/bin/busybox of=/dev/zram0 bs=64k \
+				seek=$((c * 32)) count=16 2>/dev/null &
+		done
+		wait
+		rmmod zram
+		insmod /lib/modules/dummy.ko numdummies=4
+		rmmod dummy
+	done
+	rmmod zsmalloc
+	check "modules loaded, run on every CPU, unloaded: no oops" \
+		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops'"
+	i=0
+	while [ $i -lt 300 ]; do
+		sh -c 'true' &
+		i=$((i + 1))
+		[ $((i % 50)) = 0 ] && wait
+	done
+	wait
+	check "after a fork storm and vmalloc churn: every table level fresh" \
+		ktrepl-dump --verify
+	emit summary2 head -n1 $S
+fi
+
+# hotplug: every non-boot CPU offline and online under load
+start_load
+for c in $(seq 1 $(($(nproc) - 1))); do
+	echo 0 > /sys/devices/system/cpu/cpu$c/online
+	echo 1 > /sys/devices/system/cpu/cpu$c/online
+done
+stop_load
+emit pgds_hotplug cat $D/pgds
+check "after offline and online of every CPU, each is on its node's root" \
+	cpus_on_their_roots
+
+# CPU PM exit: firmware's revert to swapper_pg_dir, then the notifiers
+R=$(grep 'role=replica' $S | head -n1 | kv node)
+r0=$(head -n1 $S | kv reinstalls)
+check "a CPU of node $R reverted as by a power-down exit" \
+	sh -c "echo pm_revert node=$R > $D/inject"
+check "CPU_PM_EXIT put it back ($r0 -> $(head -n1 $S | kv reinstalls) reinstalls)" \
+	test "$(head -n1 $S | kv reinstalls)" -gt "$r0"
+check "every CPU on its node's root again" cpus_on_their_roots
+
+# a stale entry in a node's copy of a master table is caught and named
+check "inject stale node=$R" sh -c "echo stale node=$R > $D/inject"
+ktrepl-dump --verify > /tmp/v 2>&1
+rc=$?
+sed 's/^/# /' /tmp/v | grep stale-table
+check "stale table entry: verify exits 1" test $rc = 1
+check "and names node $R, the level and the VA" \
+	grep -Eq "^stale-table: node $R level [0-9] entry [0-9]+ \(va 0x[0-9a-f]+\)" /tmp/v
+
+check "rmmod ktrepl" rmmod ktrepl
+check "every CPU back on swapper_pg_dir, every page freed" all_freed
+
+if [ "$FULL" = 1 ]; then
+	start_load
+	i=0
+	while [ $i -lt "$CYCLES" ]; do
+		insmod /lib/modules/ktrepl.ko || break
+		rmmod ktrepl || break
+		i=$((i + 1))
+	done
+	stop_load
+	check "$i of $CYCLES load/unload cycles under load" test $i = "$CYCLES"
+	check "every cycle freed what it allocated" all_freed
+fi
+check_dmesg_clean
+done_testing
