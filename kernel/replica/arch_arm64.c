@@ -15,8 +15,6 @@
 
 #include "engine.h"
 
-static int (*insn_write)(void *addr, u32 insn);
-
 static bool arm64_present(u64 e)
 {
 	return e & PTE_VALID;
@@ -57,9 +55,6 @@ static phys_addr_t arm64_read_root(void)
 /* in the kernel, TTBR1 holds swapper_pg_dir (init_mm is not in kallsyms) */
 static phys_addr_t arm64_master_root(void)
 {
-	insn_write = (void *)ktr_ksym("aarch64_insn_write");
-	if (!insn_write)
-		return 0;
 	return arm64_read_root();
 }
 
@@ -115,7 +110,12 @@ static int arm64_trap_insn(u8 *buf, size_t len)
 	return sizeof(insn);
 }
 
-/* aarch64_insn_patch_text_nosync(void *addr, u32 insn) */
+/*
+ * __aarch64_insn_write(void *addr, __le32 insn): the one function every
+ * core-text write reaches. aarch64_insn_patch_text_nosync() is not that
+ * funnel: patching.c inlines it into the stop_machine() callback that
+ * arms and disarms kprobes, so a hook there never sees those writes.
+ */
 static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
 			     const void **src, size_t *len, bool *fill)
 {
@@ -129,17 +129,15 @@ static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
 /*
  * The kernel writes the master through its fixmap and then cleans the
  * *VA* it was given, which on a CPU running a replica is that replica's
- * line, not the master's. So the master is written here, through the
- * same fixmap writer (it takes patch_lock), and cleaned through its
- * linear alias, which every CPU translates to the master.
+ * line, not the master's. So the master is written here first, through
+ * a writable alias of its physical page, and cleaned through its linear
+ * alias, which every CPU translates to the master.
  */
 static void arm64_write_master(unsigned long va, const void *src, size_t len)
 {
 	unsigned long alias = (unsigned long)lm_alias((void *)va);
 
-	if (WARN_ON_ONCE(len != AARCH64_INSN_SIZE))
-		return;
-	insn_write((void *)va, *(const u32 *)src);
+	ktr_write_phys(__pa_symbol(va), src, len);
 	caches_clean_inval_pou(alias, alias + len);
 }
 
@@ -224,7 +222,7 @@ const struct ktr_arch ktr_arch = {
 	.trap_insn = arm64_trap_insn,
 	.release_cpu = arm64_release_cpu,
 	.leave_root = arm64_release_cpu,
-	.patch_symbol = "aarch64_insn_patch_text_nosync",
+	.patch_symbol = "__aarch64_insn_write",
 	.patch_hook = KTR_HOOK_FTRACE,
 	.patch_args = arm64_patch_args,
 	.write_master = arm64_write_master,

@@ -266,7 +266,7 @@ void ktr_patch_stop(void);		/* unhook, wait for handlers and syncs */
 void ktr_patch_free(void);
 void ktr_replica_write(int nid, unsigned long va, const void *src,
 		       int fill, size_t len);	/* any context */
-void ktr_write_table_entry(u64 *entry, u64 val);	/* irqs off */
+void ktr_write_phys(phys_addr_t pa, const void *src, size_t len); /* irqs off */
 void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed,
 			bool *propagate);
 int ktr_patch_log(struct ktrepl_patch_record *recs, int max);

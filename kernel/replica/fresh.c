@@ -172,6 +172,7 @@ static int populate_cb(void *arg)
 			continue;
 		for (e = 0; e < entries_of(t); e++) {
 			struct page *page;
+			u64 val;
 
 			if (ktr_arch.present(READ_ONCE(t->table[e])))
 				continue;
@@ -181,8 +182,8 @@ static int populate_cb(void *arg)
 			/* a PMD table page is constructed as pmd_alloc_one() does */
 			if (t->level + 1 == ktr.geom.levels - 2)
 				pgtable_pmd_page_ctor(page);
-			ktr_write_table_entry(&t->table[e],
-					      ktr_arch.table_entry(page_to_phys(page)));
+			val = ktr_arch.table_entry(page_to_phys(page));
+			ktr_write_phys(__pa(&t->table[e]), &val, sizeof(val));
 		}
 	}
 	ktr_arch.tables_changed();

@@ -8,8 +8,8 @@
  * the kprobe pre-handler, under text_mutex, interrupts on or off.
  *
  * arm64: every post-boot core-text write (jump labels, ftrace, kprobes)
- * funnels through aarch64_insn_patch_text_nosync(), which kprobes refuse
- * but ftrace can hook. The ftrace handler runs before the kernel's own
+ * funnels through __aarch64_insn_write(), which kprobes refuse but
+ * ftrace can hook. The ftrace handler runs before the kernel's own
  * write: it writes the master first, then every replica, and cleans each
  * copy to the point of unification, so the only transient state is
  * "master new, replica old", which the writer's own kick_all_cpus_sync()
@@ -168,18 +168,22 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
 }
 
 /*
- * Write one table entry by physical address, through this CPU's slot:
- * swapper_pg_dir's linear alias is read-only (the kernel itself writes
- * it through a fixmap slot). Interrupts off.
+ * Write len bytes (within one page) at a physical address, through this
+ * CPU's slot: for pages whose other mappings are read-only, such as
+ * swapper_pg_dir's linear alias or the master's text, which the kernel
+ * itself writes through a fixmap slot. Interrupts off.
  */
-void ktr_write_table_entry(u64 *entry, u64 val)
+void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
 {
 	struct ktr_slot *s = &slots[smp_processor_id()];
-	phys_addr_t pa = __pa(entry);
 
 	set_pte(s->pte, mk_pte(phys_to_page(pa), PAGE_KERNEL));
 	ktr_arch.flush_local((unsigned long)s->va);
-	WRITE_ONCE(*(u64 *)(s->va + offset_in_page(pa)), val);
+	if (len == sizeof(u64))
+		WRITE_ONCE(*(u64 *)(s->va + offset_in_page(pa)),
+			   *(const u64 *)src);
+	else
+		memcpy(s->va + offset_in_page(pa), src, len);
 	set_pte(s->pte, s->orig);
 	ktr_arch.flush_local((unsigned long)s->va);
 }
@@ -315,8 +319,8 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 		return;
 	atomic64_inc(&nr_audit_repairs);
 	log_patch(master + first, last - first + 1, written, true);
-	pr_warn_ratelimited("audit: a write at 0x%lx reached the master but not %u replica(s); repaired\n",
-			    master + first, written);
+	pr_err_ratelimited("audit: a write at %pS reached the master but not %u replica(s); repaired\n",
+			   (void *)(master + first), written);
 }
 
 /*

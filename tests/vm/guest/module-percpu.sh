@@ -135,6 +135,7 @@ if [ "$FULL" = 1 ]; then
 	p1=$(head -n1 $S | kv patches)
 	check "$n storm rounds, $((p1 - p0)) patches, none missed" \
 		test "$(head -n1 $S | kv patches_missed)" = 0 -a "$p1" -gt "$p0"
+	dmesg | grep 'ktrepl: audit' | sed 's/^/# /'
 	check "the audit found nothing the hook missed" \
 		test "$(head -n1 $S | kv audit_repairs)" = 0
 	check "after the storm: replicas identical, tables fresh, CPUs home" \
