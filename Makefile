@@ -81,7 +81,7 @@ check: deps
 	$(MAKE) vm-check
 
 demo: deps
-	$(MAKE) kernel tools crash-ext
+	$(MAKE) kernel kernel-arm64 tools tools-arm64 crash-ext
 	tests/vm/demo.sh
 
 install: all crash-ext

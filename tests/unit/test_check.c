@@ -299,49 +299,49 @@ static void run_verify_case(const struct verify_case *c)
 	fx_close(&fx);
 }
 
-static void test_verify_details(void)
+/* verify a fixture with the given faults; the last violation of each kind */
+static void verify_with(void (*const *faults)(struct fixture *fx),
+			struct found *f)
 {
 	struct kt_verify_stats stats;
-	struct found f;
 	struct fixture fx;
 	struct kt_err err;
 
-	memset(&f, 0, sizeof(f));
+	memset(f, 0, sizeof(*f));
 	fx_init(&fx, img);
-	map_master_copy(&fx);
-	change_root_entry(&fx);
+	for (; *faults; faults++)
+		(*faults)(&fx);
 	fx_open(&fx);
-	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	kt_verify_run(&fx.t, collect_violation, f, &stats, &err);
+	fx_close(&fx);
+}
+
+static void test_verify_details(void)
+{
+	static void (*const locality_and_root[])(struct fixture *) = {
+		map_master_copy, change_root_entry, NULL,
+	};
+	static void (*const stale[])(struct fixture *) = {
+		stale_pmd_entry, NULL,
+	};
+	struct found f;
+
+	verify_with(locality_and_root, &f);
 	tap_ok(f.last[KT_V_LOCALITY].va == FX_TEXT_VA + 0x1000 &&
 	       f.last[KT_V_LOCALITY].pa_node == 0 &&
 	       f.last[KT_V_LOCALITY].expected_node == 1,
 	       "locality names the VA, the node of the page and the node it should be on");
-	fx_close(&fx);
-
-	memset(&f, 0, sizeof(f));
-	fx_init(&fx, img);
-	stale_pmd_entry(&fx);
-	fx_open(&fx);
-	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	tap_ok(f.last[KT_V_ROOT].index == 300 &&
+	       f.last[KT_V_ROOT].got == (0x9000 | FX_P | FX_RW) &&
+	       f.last[KT_V_ROOT].want == 0,
+	       "root names the entry and both values");
+	verify_with(stale, &f);
 	tap_ok(f.last[KT_V_STALE_TABLE].level == 2 &&
 	       f.last[KT_V_STALE_TABLE].index == 7 &&
 	       f.last[KT_V_STALE_TABLE].va == 0xffffffff80e00000ull &&
 	       f.last[KT_V_STALE_TABLE].want == (0x7000 | FX_P | FX_RW) &&
 	       f.last[KT_V_STALE_TABLE].got == 0,
 	       "stale-table names the node's level, entry, VA and both values");
-	fx_close(&fx);
-
-	memset(&f, 0, sizeof(f));
-	fx_init(&fx, img);
-	map_master_copy(&fx);
-	change_root_entry(&fx);
-	fx_open(&fx);
-	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
-	tap_ok(f.last[KT_V_ROOT].index == 300 &&
-	       f.last[KT_V_ROOT].got == (0x9000 | FX_P | FX_RW) &&
-	       f.last[KT_V_ROOT].want == 0,
-	       "root names the entry and both values");
-	fx_close(&fx);
 }
 
 int main(void)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make demo: a 2-node guest and ktrepl's view of it, then a panic caused
-by a replica-only divergence, dumped and explained by crash> ktrepl -p."""
+by a replica-only divergence, dumped and explained by crash> ktrepl -p;
+then an arm64 guest with every CPU on its node's replica."""
 import os
 import subprocess
 import sys
@@ -44,3 +45,20 @@ r = subprocess.run(["crash", "-s", ktvm.debug_vmlinux(), core],
 print("\n".join(x for x in r.stdout.splitlines()
                 if not x.startswith(ext) and "WARNING" not in x).strip())
 subprocess.run(["rm", "-rf", tmp])
+
+print("\n### arm64: every CPU runs on its node's replica (activation=percpu)",
+      flush=True)
+tools = ktvm.arm64_tools()
+if not tools:
+    sys.exit("demo: the arm64 tools are not built (make tools-arm64)")
+initrd = os.path.join(ktvm.BUILD, "demo-arm64-initrd.gz")
+ktvm.build_initramfs("arm64", os.path.join(HERE, "guest", "demo-arm64.sh"),
+                     initrd, tools=tools)
+print("Booting a 2-node arm64 guest (QEMU/TCG, about a minute)...",
+      flush=True)
+with ktvm.Guest("arm64", "2x2", initrd, timeout=600) as g:
+    rc, lines = g.run_to_end()
+for line in lines:
+    if not line.startswith("[") and not line.startswith("1.."):
+        print(line)
+sys.exit(rc)

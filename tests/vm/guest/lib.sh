@@ -105,3 +105,27 @@ replicas_on_their_nodes() {
 	}
 	END { print bad + 0, n + 0 }' /tmp/.blocks /tmp/.nodes $D/replicas
 }
+
+# Every unload reports "freed X of Y pages allocated"; X must be Y.
+all_freed() {
+	dmesg | grep 'ktrepl: freed' | awk '{
+		for (i = 1; i < NF; i++)
+			if ($i == "freed" && $(i + 1) != $(i + 3))
+				bad++
+	} END { exit bad > 0 }'
+}
+
+# busybox loops ktrepl did not write, one pinned to each CPU, in the
+# background until stop_load
+start_load() {
+	_c=0
+	while [ $_c -lt "$(nproc)" ]; do
+		taskset -c $_c sh -c 'while :; do md5sum /bin/busybox >/dev/null;
+			find /sys/kernel -maxdepth 2 >/dev/null 2>&1; /bin/true; done' &
+		_c=$((_c + 1))
+	done
+}
+stop_load() {
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+}

@@ -25,14 +25,6 @@ memfree_settled() {
 	done
 	echo "$best"
 }
-# Every unload reports "freed X of Y pages allocated"; X must be Y.
-all_freed() {
-	dmesg | grep 'ktrepl: freed' | awk '{
-		for (i = 1; i < NF; i++)
-			if ($i == "freed" && $(i + 1) != $(i + 3))
-				bad++
-	} END { exit bad > 0 }'
-}
 
 insmod /lib/modules/ktrepl.ko
 N=$(head -n1 $D/summary | kv allocations)

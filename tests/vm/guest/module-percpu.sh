@@ -24,24 +24,6 @@ node_of_cpu() {
 		[ -e "$n/cpu$1" ] && echo "${n##*node}" && return
 	done
 }
-# busybox loops ktrepl did not write, one per CPU
-start_load() {
-	for c in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c $c sh -c 'while :; do md5sum /bin/busybox >/dev/null;
-			find /sys/kernel -maxdepth 2 >/dev/null 2>&1; /bin/true; done' &
-	done
-}
-stop_load() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
-}
-all_freed() {
-	dmesg | grep 'ktrepl: freed' | awk '{
-		for (i = 1; i < NF; i++)
-			if ($i == "freed" && $(i + 1) != $(i + 3))
-				bad++
-	} END { exit bad > 0 }'
-}
 mount -t tracefs nodev $T 2>/dev/null
 emit kpti sh -c "dmesg | grep -i 'page table isolation' || echo none"
 

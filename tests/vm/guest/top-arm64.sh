@@ -14,19 +14,6 @@ done
 emit plain ktrepl-top -j -n 1 -d 1
 kill $(jobs -p)
 wait 2>/dev/null
-# busybox loops ktrepl did not write, one per CPU
-start_load() {
-	c=0
-	while [ $c -lt $(nproc) ]; do
-		taskset -c $c sh -c 'while :; do md5sum /bin/busybox >/dev/null;
-			find /sys/kernel -maxdepth 2 >/dev/null 2>&1; /bin/true; done' &
-		c=$((c + 1))
-	done
-}
-stop_load() {
-	kill $(jobs -p) 2>/dev/null
-	wait 2>/dev/null
-}
 check "insmod ktrepl.ko activation=inactive" \
 	insmod /lib/modules/ktrepl.ko activation=inactive
 M=$(head -n1 $D/summary | kv master_node)
