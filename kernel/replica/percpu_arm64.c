@@ -32,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 #include <asm/mmu.h>
 #include <asm/pgtable.h>
 #include <asm/sysreg.h>
@@ -278,23 +279,29 @@ void ktr_percpu_counters(u64 *switches, u64 *reinstalls, u64 *switch_ns)
 /*
  * Fault injection: put one CPU back on swapper_pg_dir the way firmware
  * does on a power-down exit, then run the CPU PM exit notifiers as the
- * idle path does. ktrepl's notifier must bring it back.
+ * idle path does. ktrepl's notifier must bring it back. It runs from a
+ * worker bound to the CPU, not an IPI: other CPU PM notifiers (the GIC's)
+ * reinitialise the CPU interface on exit, which inside an interrupt
+ * handler loses that CPU's later IPIs.
  */
-static void pm_revert_ipi(void *unused)
+static long pm_revert_on_cpu(void *unused)
 {
 	unsigned long flags;
+	int ret;
 
 	local_irq_save(flags);
-	if (!cpu_pm_enter()) {
+	ret = cpu_pm_enter();
+	if (!ret) {
 		switch_ttbr1(pc.swapper, pc.swapper_cnp);
-		cpu_pm_exit();
+		ret = cpu_pm_exit();
 	}
 	local_irq_restore(flags);
+	return ret;
 }
 
 int ktr_percpu_pm_revert(int cpu)
 {
 	if (!READ_ONCE(pc.on))
 		return -ENODEV;
-	return smp_call_function_single(cpu, pm_revert_ipi, NULL, 1);
+	return work_on_cpu(cpu, pm_revert_on_cpu, NULL);
 }
