@@ -177,7 +177,7 @@ void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
 {
 	struct ktr_slot *s = &slots[smp_processor_id()];
 
-	set_pte(s->pte, mk_pte(phys_to_page(pa), PAGE_KERNEL));
+	set_pte(s->pte, mk_pte(pfn_to_page(PHYS_PFN(pa)), PAGE_KERNEL));
 	ktr_arch.flush_local((unsigned long)s->va);
 	if (len == sizeof(u64))
 		WRITE_ONCE(*(u64 *)(s->va + offset_in_page(pa)),

@@ -189,6 +189,30 @@ check "and names node $R, the level and the VA" \
 check "rmmod ktrepl" rmmod ktrepl
 check "every CPU back on swapper_pg_dir, every page freed" all_freed
 
+# Memory hot-remove would free tables the node copies point at. Find a
+# block this kernel can offline without ktrepl; with it, that is refused.
+B=
+for b in /sys/devices/system/memory/memory[0-9]*; do
+	[ "$(cat $b/state)" = online ] || continue
+	if echo offline > $b/state 2>/dev/null; then
+		echo online > $b/state
+		B=$b
+		break
+	fi
+done
+if [ -n "$B" ]; then
+	insmod /lib/modules/ktrepl.ko
+	check "with ktrepl loaded, offlining ${B##*/} is refused" \
+		sh -c "! echo offline > $B/state 2>/dev/null"
+	check "by ktrepl's memory notifier (vetoes=$(head -n1 $S | kv vetoes))" \
+		test "$(head -n1 $S | kv vetoes)" -gt 0
+	rmmod ktrepl
+	check "after rmmod, ${B##*/} goes offline and back" \
+		sh -c "echo offline > $B/state && echo online > $B/state"
+else
+	echo "# no memory block can be offlined here, even without ktrepl"
+fi
+
 if [ "$FULL" = 1 ]; then
 	start_load
 	i=0
