@@ -61,6 +61,16 @@ u32 ktrepl_node_role(const struct ktrepl_provider *p, int nid)
 	return KTREPL_DESC_ROLE_REPLICA;
 }
 
+/*
+ * The VA of physical address 0 in the direct map, so that VA = this + PA
+ * for any RAM. Not PAGE_OFFSET: arm64 maps RAM from memstart_addr at
+ * PAGE_OFFSET. Derived from a page the provider knows is RAM.
+ */
+unsigned long ktrepl_direct_map(const struct ktrepl_provider *p)
+{
+	return (unsigned long)__va(p->master_root) - p->master_root;
+}
+
 static int abi_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%d\n", KTREPL_ABI_VERSION);
@@ -90,7 +100,7 @@ static int summary_show(struct seq_file *m, void *v)
 		   prov->master_node, num_online_nodes(),
 		   activation_names[prov->activation], propagate, patches,
 		   bytes, missed, total, (u64)prov->master_root,
-		   (unsigned long)PAGE_OFFSET, prov->allocations, prov->load_ns,
+		   ktrepl_direct_map(prov), prov->allocations, prov->load_ns,
 		   prov->replicate_ns, prov->hook_ns, prov->memcpy_ns,
 		   prov->activation_reason && *prov->activation_reason ?
 			   prov->activation_reason : "-",

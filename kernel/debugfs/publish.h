@@ -7,6 +7,7 @@
 int ktrepl_publish(struct ktrepl_provider *provider);
 void ktrepl_unpublish(void);
 const char *ktrepl_activation_name(enum ktrepl_activation act);
+unsigned long ktrepl_direct_map(const struct ktrepl_provider *p);
 
 int ktrepl_desc_publish(const struct ktrepl_provider *provider);
 void ktrepl_desc_unpublish(void);

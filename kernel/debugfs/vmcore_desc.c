@@ -81,7 +81,7 @@ void ktrepl_desc_refresh(bool may_sleep)
 	if (!desc)
 		return;
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
-	if (prov->installed_root) {
+	if (desc->cpu_root_off) {
 		u64 *cpu_root = (void *)desc + desc->cpu_root_off;
 
 		for (i = 0; i < nr_cpu_ids; i++)
@@ -231,7 +231,8 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	off += nr_cpu_ids * sizeof(*cpu_node);
 	desc->tasks_off = off;
 	off += KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
-	if (prov->installed_root) {
+	/* only switched CPUs have a root worth recording */
+	if (prov->installed_root && prov->activation == KTREPL_ACT_PERCPU) {
 		desc->cpu_root_off = off;
 		off += nr_cpu_ids * sizeof(u64);
 	}
@@ -252,7 +253,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	desc->nr_cpus = nr_cpu_ids;
 	desc->nr_tasks = KTREPL_DESC_MAX_TASKS;
 	desc->master_root_pa = prov->master_root;
-	desc->direct_map = (unsigned long)PAGE_OFFSET;
+	desc->direct_map = ktrepl_direct_map(prov);
 	ktrepl_desc_refresh(true);
 	/* the magic last: a scan never sees a half-built descriptor */
 	wmb();

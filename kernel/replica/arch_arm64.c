@@ -12,6 +12,7 @@
 #include <asm/insn.h>
 #include <asm/pgtable.h>
 #include <asm/sysreg.h>
+#include <asm/tlbflush.h>
 
 #include "engine.h"
 
@@ -186,6 +187,46 @@ static void arm64_override_return(struct pt_regs *regs, unsigned long value)
 	instruction_pointer_set(regs, procedure_link_pointer(regs));
 }
 
+/*
+ * set_memory_ro() refuses the linear map on arm64. With rodata=full (the
+ * Debian default) the linear map is made of page entries, so the alias of
+ * each replica page is made read-only the way the kernel's own
+ * __change_memory_common() does it: AP[2] set, DBM clear, then a
+ * broadcast invalidate. A block entry means the map cannot be changed
+ * page by page.
+ */
+static u64 *linear_pte(unsigned long va)
+{
+	int level;
+	u64 *e = ktr_walk(ktr.master_root, va, -1, &level);
+
+	if (level != ktr.geom.levels - 1 || !arm64_present(*e) ||
+	    (*e & PTE_CONT))
+		return NULL;
+	return e;
+}
+
+static int arm64_protect_alias(unsigned long addr, int numpages, bool ro)
+{
+	unsigned long va, end = addr + numpages * PAGE_SIZE;
+
+	/* all or nothing: check every page before changing any */
+	for (va = addr; va < end; va += PAGE_SIZE)
+		if (!linear_pte(va))
+			return -EOPNOTSUPP;
+	for (va = addr; va < end; va += PAGE_SIZE) {
+		u64 *e = linear_pte(va), v;
+
+		v = READ_ONCE(*e);
+		v = ro ? (v | PTE_RDONLY) & ~PTE_WRITE :
+			 (v & ~PTE_RDONLY) | PTE_WRITE;
+		WRITE_ONCE(*e, v);
+	}
+	dsb(ishst);
+	flush_tlb_kernel_range(addr, end);
+	return 0;
+}
+
 static void arm64_geometry(struct ktr_geom *g)
 {
 	int i, first = 4 - CONFIG_PGTABLE_LEVELS;
@@ -238,9 +279,5 @@ const struct ktr_arch ktr_arch = {
 	.percpu_counters = ktr_percpu_counters,
 	.pm_revert = ktr_percpu_pm_revert,
 	.can_activate = false,
-	/*
-	 * set_memory_ro() covers only vmalloc areas on arm64, not the
-	 * linear map; the replicas are never executed here anyway.
-	 */
-	.protect_alias = false,
+	.protect_alias = arm64_protect_alias,
 };

@@ -109,6 +109,20 @@ static void x86_leave_root(void)
 	switch_mm_irqs_off_fn(NULL, x86_init_mm, NULL);
 }
 
+static int x86_protect_alias(unsigned long addr, int numpages, bool ro)
+{
+	static int (*set_ro)(unsigned long addr, int numpages);
+	static int (*set_rw)(unsigned long addr, int numpages);
+
+	if (!set_ro || !set_rw) {
+		set_ro = (void *)ktr_ksym("set_memory_ro");
+		set_rw = (void *)ktr_ksym("set_memory_rw");
+		if (!set_ro || !set_rw)
+			return -ENOENT;
+	}
+	return ro ? set_ro(addr, numpages) : set_rw(addr, numpages);
+}
+
 static void x86_geometry(struct ktr_geom *g)
 {
 	static const unsigned int shifts[] = { 48, 39, 30, 21, 12 };
@@ -182,5 +196,5 @@ const struct ktr_arch ktr_arch = {
 	.patch_symbol = "__text_poke",
 	.patch_args = x86_patch_args,
 	.can_activate = true,
-	.protect_alias = true,
+	.protect_alias = x86_protect_alias,
 };

@@ -285,7 +285,9 @@ static int recopy_changed(void)
 
 			if (!memcmp(copy, (void *)c->va, ktr_chunk_size(c)))
 				continue;
-			memcpy(copy, (void *)c->va, ktr_chunk_size(c));
+			/* through the slot: the alias may be read-only by now */
+			ktr_replica_write(nid, c->va, (void *)c->va, -1,
+					  ktr_chunk_size(c));
 			fixed++;
 		}
 	}
@@ -365,20 +367,22 @@ u64 ktr_time_plain_memcpy(void)
 /* The direct-map alias of a replica would be a writable alias of text. */
 int ktr_protect_replicas(bool ro)
 {
-	int (*set)(unsigned long addr, int numpages) =
-		ro ? ktr.set_memory_ro : ktr.set_memory_rw;
 	int i, nid, ret;
 
 	for (i = 0; i < ktr.nr_chunks; i++) {
 		struct ktr_chunk *c = &ktr.chunks[i];
 
 		for_each_replica(c, nid) {
-			ret = set((unsigned long)page_address(c->copy[nid]),
-				  1 << ktr_chunk_order(c));
+			ret = ktr_arch.protect_alias(
+				(unsigned long)page_address(c->copy[nid]),
+				1 << ktr_chunk_order(c), ro);
+			/* a partial change is undone before anything is freed */
+			ktr.alias_protected |= ro;
 			if (ret)
 				return ret;
 		}
 	}
+	ktr.alias_protected = ro;
 	return 0;
 }
 
@@ -523,8 +527,8 @@ void ktr_free_replicas(void)
 
 	if (!ktr.chunks)
 		return;
-	if (ktr_arch.protect_alias)
-		WARN_ON(ktr_protect_replicas(false));
+	if (ktr.alias_protected)
+		ktr_protect_replicas(false);
 	for (i = 0; i < ktr.nr_chunks; i++) {
 		struct ktr_chunk *c = &ktr.chunks[i];
 

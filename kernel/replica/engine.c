@@ -108,12 +108,6 @@ static int resolve_symbols(void)
 	if (ret)
 		return ret;
 	ktr.text_mutex = (void *)ktr_ksym_quiet("text_mutex");
-	if (ktr_arch.protect_alias) {
-		ktr.set_memory_ro = (void *)ktr_ksym("set_memory_ro");
-		ktr.set_memory_rw = (void *)ktr_ksym("set_memory_rw");
-		if (!ktr.set_memory_ro || !ktr.set_memory_rw)
-			return -ENOENT;
-	}
 	if (ktr_arch.can_activate) {
 		ktr.mm_alloc = (void *)ktr_ksym("mm_alloc");
 		if (!ktr.mm_alloc)
@@ -206,13 +200,14 @@ static u64 time_baseline(void)
  * percpu, step 1, before the node tables are copied: make the master's
  * copied table pages immutable. A refusal leaves the module inactive.
  */
-static void prepare_percpu(void)
+static void prepare_percpu(bool alias_writable)
 {
 	const char *why;
 
 	if (ktr.activation != KTREPL_ACT_PERCPU)
 		return;
-	why = ktr_fresh_start();
+	why = alias_writable ? "direct_map_not_page_granular" :
+			       ktr_fresh_start();
 	if (!why)
 		return;
 	ktr_fresh_stop();
@@ -245,6 +240,7 @@ static void start_percpu(void)
 static int replicate(void)
 {
 	u64 start, hook_ns, baseline_ns = 0, t;
+	bool alias_writable = false;
 	int ret;
 
 	ret = ktr_patch_init();
@@ -266,10 +262,15 @@ static int replicate(void)
 	ret = ktr_workload_init();
 	if (!ret)
 		ret = ktr_copy_replicas();
-	if (!ret && ktr_arch.protect_alias)
+	if (!ret) {
 		ret = ktr_protect_replicas(true);
+		/* then no CPU may run the replicas: see prepare_percpu() */
+		alias_writable = ret == -EOPNOTSUPP;
+		if (alias_writable)
+			ret = 0;
+	}
 	if (!ret)
-		prepare_percpu();
+		prepare_percpu(alias_writable);
 	if (!ret)
 		ret = build_tables();
 	if (ret)

@@ -158,8 +158,12 @@ struct ktr_arch {
 				u64 *switch_ns);
 	int (*pm_revert)(int cpu);		/* fault injection */
 	bool can_activate;
-	/* can make the direct-map alias of a replica read-only */
-	bool protect_alias;
+	/*
+	 * Make the direct-map alias of numpages pages at addr read-only (or
+	 * writable again), so that no executed replica has a writable alias.
+	 * -EOPNOTSUPP where the direct map cannot be changed page by page.
+	 */
+	int (*protect_alias)(unsigned long addr, int numpages, bool ro);
 };
 
 extern const struct ktr_arch ktr_arch;
@@ -197,8 +201,6 @@ struct ktr_engine {
 	const char *activation_reason;	/* why not what was asked, or "" */
 	/* kallsyms lookups made at load */
 	struct mutex *text_mutex;	/* NULL where not in kallsyms */
-	int (*set_memory_ro)(unsigned long addr, int numpages);
-	int (*set_memory_rw)(unsigned long addr, int numpages);
 	struct mm_struct *(*mm_alloc)(void);
 	/* page accounting, so that every unload can prove it freed all */
 	unsigned int alloc_calls;
@@ -208,6 +210,7 @@ struct ktr_engine {
 	unsigned long donated_pages;
 
 	bool replicas_ready;
+	bool alias_protected;	/* every replica's direct-map alias is RO */
 };
 
 extern struct ktr_engine ktr;
