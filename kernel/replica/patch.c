@@ -126,6 +126,24 @@ void ktr_patch_free(void)
 	slots = NULL;
 }
 
+/* this CPU's slot onto page, writable; interrupts off until slot_unmap() */
+static void *slot_map(struct page *page)
+{
+	struct ktr_slot *s = &slots[smp_processor_id()];
+
+	set_pte(s->pte, mk_pte(page, PAGE_KERNEL));
+	ktr_arch.flush_local((unsigned long)s->va);
+	return s->va;
+}
+
+static void slot_unmap(void)
+{
+	struct ktr_slot *s = &slots[smp_processor_id()];
+
+	set_pte(s->pte, s->orig);
+	ktr_arch.flush_local((unsigned long)s->va);
+}
+
 /*
  * Write len bytes into node nid's replica at va, through this CPU's
  * slot: the replica's direct-map alias stays read-only throughout.
@@ -139,9 +157,9 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
 	local_irq_save(flags);
 	while (len) {
 		struct ktr_chunk *c = ktr_find_chunk(va);
-		struct ktr_slot *s = &slots[smp_processor_id()];
 		unsigned long off;
 		struct page *page;
+		void *alias;
 		size_t n;
 
 		if (!c || !c->copy[nid])
@@ -150,15 +168,13 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
 		page = c->copy[nid] + (off >> PAGE_SHIFT);
 		off &= ~PAGE_MASK;
 		n = min_t(size_t, len, PAGE_SIZE - off);
-		set_pte(s->pte, mk_pte(page, PAGE_KERNEL));
-		ktr_arch.flush_local((unsigned long)s->va);
+		alias = slot_map(page) + off;
 		if (src)
-			memcpy(s->va + off, src, n);
+			memcpy(alias, src, n);
 		else
-			memset(s->va + off, fill, n);
-		ktr_arch.sync_icache(s->va + off, va, n);
-		set_pte(s->pte, s->orig);
-		ktr_arch.flush_local((unsigned long)s->va);
+			memset(alias, fill, n);
+		ktr_arch.sync_icache(alias, va, n);
+		slot_unmap();
 		va += n;
 		len -= n;
 		if (src)
@@ -175,17 +191,13 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
  */
 void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
 {
-	struct ktr_slot *s = &slots[smp_processor_id()];
+	void *alias = slot_map(pfn_to_page(PHYS_PFN(pa))) + offset_in_page(pa);
 
-	set_pte(s->pte, mk_pte(pfn_to_page(PHYS_PFN(pa)), PAGE_KERNEL));
-	ktr_arch.flush_local((unsigned long)s->va);
 	if (len == sizeof(u64))
-		WRITE_ONCE(*(u64 *)(s->va + offset_in_page(pa)),
-			   *(const u64 *)src);
+		WRITE_ONCE(*(u64 *)alias, *(const u64 *)src);
 	else
-		memcpy(s->va + offset_in_page(pa), src, len);
-	set_pte(s->pte, s->orig);
-	ktr_arch.flush_local((unsigned long)s->va);
+		memcpy(alias, src, len);
+	slot_unmap();
 }
 
 static bool in_replicated(unsigned long va, size_t len)
