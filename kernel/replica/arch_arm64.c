@@ -130,8 +130,8 @@ static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
 /*
  * The kernel writes the master through its fixmap and then cleans the
  * *VA* it was given, which on a CPU running a replica is that replica's
- * line, not the master's. So the master is written here first, through
- * a writable alias of its physical page, and cleaned through its linear
+ * line, not the master's. So the master is written here, through a
+ * writable alias of its physical page, and cleaned through its linear
  * alias, which every CPU translates to the master.
  */
 static void arm64_write_master(unsigned long va, const void *src, size_t len)
@@ -140,6 +140,24 @@ static void arm64_write_master(unsigned long va, const void *src, size_t len)
 
 	ktr_write_phys(__pa_symbol(va), src, len);
 	caches_clean_inval_pou(alias, alias + len);
+}
+
+/* where a taken-over __aarch64_insn_write() returns from: success */
+static noinline int notrace arm64_insn_written(void *addr, __le32 insn)
+{
+	return 0;
+}
+
+/*
+ * The master and every replica are written already, so the kernel's own
+ * write (a fixmap map and unmap, each a broadcast TLB invalidate) would
+ * only repeat the master's. The hooked call resumes in a stub rather
+ * than at the caller's return address: a function-graph tracer that hooks
+ * this call's return then still sees a function return.
+ */
+static void arm64_skip_kernel_write(struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)arm64_insn_written);
 }
 
 /* TTBR1 never changes: nothing ever runs on a node's tables */
@@ -267,6 +285,7 @@ const struct ktr_arch ktr_arch = {
 	.patch_hook = KTR_HOOK_FTRACE,
 	.patch_args = arm64_patch_args,
 	.write_master = arm64_write_master,
+	.skip_kernel_write = arm64_skip_kernel_write,
 	.rodata_limit = arm64_rodata_limit,
 	.root_lead_pages = 2,
 	.fill_root_lead = arm64_fill_root_lead,

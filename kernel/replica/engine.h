@@ -124,11 +124,13 @@ struct ktr_arch {
 	bool (*patch_args)(struct pt_regs *regs, unsigned long *va,
 			   const void **src, size_t *len, bool *fill);
 	/*
-	 * Optional: write the master from the hook, before the replicas and
-	 * before the kernel's own write, with cache maintenance on it.
-	 * Context: the hook, interrupts off.
+	 * Optional: the hook takes the kernel's write over. write_master
+	 * writes the master, with cache maintenance on it, before the
+	 * replicas; skip_kernel_write then makes the hooked function return
+	 * success without writing. Context: the hook, interrupts off.
 	 */
 	void (*write_master)(unsigned long va, const void *src, size_t len);
+	void (*skip_kernel_write)(struct pt_regs *regs);
 	/*
 	 * Pages the kernel expects right below a root it runs on (arm64
 	 * KPTI: the trampoline table two pages below), and how to fill them.

@@ -9,11 +9,11 @@
  *
  * arm64: every post-boot core-text write (jump labels, ftrace, kprobes)
  * funnels through __aarch64_insn_write(), which kprobes refuse but
- * ftrace can hook. The ftrace handler runs before the kernel's own
- * write: it writes the master first, then every replica, and cleans each
- * copy to the point of unification, so the only transient state is
- * "master new, replica old", which the writer's own kick_all_cpus_sync()
- * or stop_machine() already bounds. Context: the ftrace handler, any.
+ * ftrace can hook. The ftrace handler takes the write over: it writes
+ * the master, then every replica, cleans each copy to the point of
+ * unification, and makes the kernel's function return without writing
+ * again. The writer's own kick_all_cpus_sync() or stop_machine() then
+ * covers every copy. Context: the ftrace handler, any.
  *
  * The audit: where the hook is ftrace (which ftrace_kill() can silence
  * without notice), a periodic work item compares the master pages that
@@ -59,6 +59,8 @@ static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
 static u64 patch_seq;	/* under log_lock */
 
 static bool kprobe_registered, ftrace_registered;
+/* the hook writes the master and the kernel's function skips its write */
+static bool write_taken_over;
 static struct kprobe patch_kprobe;
 static bool audit_on;
 /*
@@ -82,6 +84,15 @@ struct ktr_slot {
 
 static struct ktr_slot *slots;	/* [nr_cpu_ids] */
 
+/* a CPU may have cached a slot's first mapping: drop them all */
+static void forget_slots(void *unused)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		ktr_arch.flush_local((unsigned long)slots[cpu].va);
+}
+
 int ktr_patch_init(void)
 {
 	int cpu;
@@ -91,6 +102,7 @@ int ktr_patch_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct ktr_slot *s = &slots[cpu];
+		pte_t *pte;
 		int level;
 
 		s->backing = alloc_page(GFP_KERNEL);
@@ -99,14 +111,21 @@ int ktr_patch_init(void)
 		s->va = vmap(&s->backing, 1, VM_MAP, PAGE_KERNEL);
 		if (!s->va)
 			return -ENOMEM;
-		s->pte = (pte_t *)ktr_walk(ktr.master_root,
-					   (unsigned long)s->va, -1, &level);
+		pte = (pte_t *)ktr_walk(ktr.master_root, (unsigned long)s->va,
+					-1, &level);
 		if (level != ktr.geom.levels - 1) {
 			pr_err("a vmap slot is not mapped by a PTE\n");
 			return -EINVAL;
 		}
-		s->orig = *s->pte;
+		s->pte = pte;
+		s->orig = *pte;
+		/*
+		 * Idle slots map nothing: mapping one then needs no TLB
+		 * invalidation, only unmapping it does.
+		 */
+		pte_clear(&init_mm, (unsigned long)s->va, s->pte);
 	}
+	on_each_cpu(forget_slots, NULL, 1);
 	return 0;
 }
 
@@ -117,6 +136,8 @@ void ktr_patch_free(void)
 	if (!slots)
 		return;
 	for_each_possible_cpu(cpu) {
+		if (slots[cpu].pte)
+			set_pte(slots[cpu].pte, slots[cpu].orig);
 		if (slots[cpu].va)
 			vunmap(slots[cpu].va);
 		if (slots[cpu].backing)
@@ -132,7 +153,6 @@ static void *slot_map(struct page *page)
 	struct ktr_slot *s = &slots[smp_processor_id()];
 
 	set_pte(s->pte, mk_pte(page, PAGE_KERNEL));
-	ktr_arch.flush_local((unsigned long)s->va);
 	return s->va;
 }
 
@@ -140,7 +160,7 @@ static void slot_unmap(void)
 {
 	struct ktr_slot *s = &slots[smp_processor_id()];
 
-	set_pte(s->pte, s->orig);
+	pte_clear(&init_mm, (unsigned long)s->va, s->pte);
 	ktr_arch.flush_local((unsigned long)s->va);
 }
 
@@ -226,8 +246,8 @@ static void log_patch(unsigned long va, size_t len, unsigned int written,
 
 /*
  * One write to the master's text, seen before the kernel makes it: every
- * replica gets the same bytes (and, where the arch writes the master
- * itself, the master first).
+ * replica gets the same bytes (and, where the arch takes the write over,
+ * the master first, and the kernel then skips its own).
  */
 static void propagate_patch(struct pt_regs *regs)
 {
@@ -263,6 +283,8 @@ static void propagate_patch(struct pt_regs *regs)
 		written++;
 	}
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
+	if (write_taken_over)
+		ktr_arch.skip_kernel_write(regs);
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
 	log_patch(va, len, written, true);
@@ -292,7 +314,8 @@ static void notrace patch_ftrace_handler(unsigned long ip,
 
 /*
  * PERMANENT: while registered, kernel.ftrace_enabled=0 is refused, since
- * it would stop the hook while the kernel still patches.
+ * it would stop the hook while the kernel still patches. IPMODIFY is
+ * added where the handler takes the write over (skip_kernel_write).
  */
 static struct ftrace_ops patch_fops = {
 	.func = patch_ftrace_handler,
@@ -378,8 +401,20 @@ static int start_ftrace_hook(void)
 	if (!addr)
 		return -ENOENT;
 	ret = ftrace_set_filter_ip(&patch_fops, addr, 0, 0);
-	if (!ret)
+	if (!ret && ktr_arch.skip_kernel_write) {
+		patch_fops.flags |= FTRACE_OPS_FL_IPMODIFY;
 		ret = register_ftrace_function(&patch_fops);
+		write_taken_over = !ret;
+		/* another ip-modifying user has it: write the master twice */
+		if (ret == -EBUSY) {
+			pr_warn("%s is modified by another ftrace user: the kernel writes the master again after the hook\n",
+				ktr_arch.patch_symbol);
+			patch_fops.flags &= ~FTRACE_OPS_FL_IPMODIFY;
+			ret = register_ftrace_function(&patch_fops);
+		}
+	} else if (!ret) {
+		ret = register_ftrace_function(&patch_fops);
+	}
 	if (ret) {
 		ftrace_free_filter(&patch_fops);
 		return ret;
@@ -428,6 +463,7 @@ void ktr_patch_stop(void)
 		unregister_ftrace_function(&patch_fops);
 		ftrace_free_filter(&patch_fops);
 		ftrace_registered = false;
+		write_taken_over = false;
 	}
 }
 
