@@ -245,6 +245,50 @@ static void test_model(struct kt_memsrc *src)
 	kt_loc_free(&loc);
 }
 
+/*
+ * The trust flags: a frame is lossy past 1% lost, slow when a CPU got
+ * under 80% of its rate, and a share needs 100 resolved samples.
+ */
+static void test_fidelity(void)
+{
+	struct kt_numa numa = two_nodes();
+	struct kt_locality loc = { .numa = &numa };
+	struct kt_loc_fidelity f;
+	struct kt_fetches few = { .local = 60, .remote = 39, .unresolved = 50 };
+	struct kt_fetches enough = { .local = 99, .remote = 1 };
+	int cpu;
+
+	/* 1 s at 1 kHz: CPUs 0-2 delivered it all, CPU 3 only 790 */
+	for (cpu = 0; cpu < 4; cpu++)
+		loc.cpus[cpu].samples = cpu == 3 ? 790 : 1000;
+	loc.samples = 3790;
+	loc.lost = 38;
+	kt_loc_fidelity(&loc, 1000, 1000000000ULL, &f);
+	tap_ok(f.min_cpu == 3 && f.min_hz > 789 && f.min_hz < 791 &&
+		       f.mean_hz > 947 && f.mean_hz < 948,
+	       "achieved rate: slowest CPU 3 at %.0f Hz, mean %.1f Hz",
+	       f.min_hz, f.mean_hz);
+	tap_ok(f.slow && !f.lossy && f.lost_pct > 0.99 && f.lost_pct < 1.0,
+	       "790 of 1000 Hz is slow; %.3f%% lost is not lossy", f.lost_pct);
+	loc.cpus[3].samples = 800;
+	loc.lost = 39;
+	kt_loc_fidelity(&loc, 1000, 1000000000ULL, &f);
+	tap_ok(!f.slow && f.lossy,
+	       "800 of 1000 Hz is enough; 39 lost of 3839 (%.3f%%) is lossy",
+	       f.lost_pct);
+	kt_loc_fidelity(&loc, 1000, 2000000000ULL, &f);
+	tap_ok(f.slow && f.min_hz > 399 && f.min_hz < 401,
+	       "over 2 s the same samples are half the rate (%.0f Hz)",
+	       f.min_hz);
+	tap_ok(!kt_fetches_enough(&few) && kt_fetches_enough(&enough),
+	       "99 resolved samples are too few, 100 are enough");
+	memset(&loc, 0, sizeof(loc));
+	loc.numa = &numa;
+	kt_loc_fidelity(&loc, 1000, 0, &f);
+	tap_ok(f.slow && !f.lossy && f.lost_pct == 0,
+	       "an empty frame is slow, not lossy, and divides by nothing");
+}
+
 static int mkfile(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -393,6 +437,7 @@ int main(void)
 		kt_memsrc_close(src);
 	}
 	unlink(path);
+	test_fidelity();
 	test_numa_sysfs();
 	test_plain_state();
 	free(img);

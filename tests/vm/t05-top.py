@@ -36,6 +36,38 @@ def pct(n, key="local_pct"):
     return n[key] if n[key] is not None else -1
 
 
+def check_fidelity(arch, lines):
+    """Every CPU busy, 5 frames at the default event and rate: each frame
+    loses <= 1% and either gets within 20% of the rate or says it did
+    not; a ring too small to keep up is flagged lossy."""
+    fd = frames(lines, "fid_default")
+    tap.ok(len(fd) == 5 and all(f.get("event") == "cpu-clock" for f in fd),
+           f"{arch}: 5 frames with every CPU busy, event cpu-clock",
+           f"{[(f.get('frame'), f.get('event'), f.get('error')) for f in fd]}")
+    for f in fd:
+        lost = f["lost"] / max(1, f["samples"] + f["lost"])
+        tap.ok(lost <= 0.01 and not f["lossy"],
+               f"{arch}: frame {f['frame']} lost {f['lost']} of "
+               f"{f['samples'] + f['lost']} samples ({100 * lost:.2f}%)")
+        hz = f["achieved_hz"]
+        near = hz["min"] >= 0.8 * f["rate_hz"]
+        tap.ok(near != f["slow"] and f["trusted"] == near and all(
+               c["rate_ok"] == (c["achieved_hz"] >= 0.8 * f["rate_hz"])
+               for c in f["cpus"]),
+               f"{arch}: frame {f['frame']}: slowest CPU {hz['min_cpu']} at "
+               f"{hz['min']:.0f} of {f['rate_hz']} Hz (mean {hz['mean']:.0f})"
+               f"{'' if near else ', and the frame says so (slow)'}")
+        tap.ok(all(n["enough_samples"] == (n["local"] + n["remote"] >= 100)
+                   for n in f["nodes"]),
+               f"{arch}: frame {f['frame']}: every node's share says "
+               "whether it rests on 100 samples")
+    ft = frames(lines, "fid_tiny")
+    tap.ok(len(ft) == 2 and all(f["lossy"] and not f["trusted"] and
+                                f["lost_pct"] > 1 for f in ft),
+           f"{arch}: a one-page ring loses samples and every frame says so "
+           f"(lost {[round(f.get('lost_pct', 0), 1) for f in ft]}%)")
+
+
 lines = ktvm.run_guest(tap, "x86_64", "2x2",
                        os.path.join(HERE, "guest", "top-live.sh"),
                        tools=TOOLS, name="[top x86_64 2x2]", timeout=300)
@@ -43,6 +75,7 @@ m = next((re.match(r"MASTER-NODE (\d+)", x) for x in lines
           if x.startswith("MASTER-NODE")), None)
 master = int(m.group(1)) if m else None
 
+check_fidelity("x86_64", lines)
 plain = frames(lines, "plain")
 tap.ok(len(plain) == 2 and all(not f["module"] and f["activation"] == "none"
                                for f in plain),
@@ -203,6 +236,15 @@ for f in ap:
                f"arm64 percpu, plain workload: frame {f.get('frame')}: node "
                f"{nid} fetches {pct(n['core']):.1f}% of core text locally "
                f"({n['samples']} samples)")
+
+check_fidelity("arm64", lines)
+fc = frames(lines, "fid_cycles")
+tap.ok(len(fc) == 3 and all(f.get("event") == "cycles" for f in fc) and
+       fc[0]["lost"] <= 0.01 * (fc[0]["samples"] + fc[0]["lost"]),
+       "arm64 --event cycles: the frequency-mode start-up burst lands in no "
+       f"frame (first frame: {fc[0].get('lost') if fc else '-'} lost of "
+       f"{fc[0].get('samples') if fc else '-'})",
+       f"{[(f.get('frame'), f.get('samples'), f.get('lost'), f.get('achieved_hz')) for f in fc]}")
 
 # The TUI in tmux, inside the guest
 files = {}

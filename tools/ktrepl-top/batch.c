@@ -10,7 +10,7 @@
 static void print_header_plain(const struct top *top)
 {
 	const struct kt_locality *loc = &top->loc;
-	char overhead[32] = "-";
+	char overhead[32] = "-", trust[32];
 	int nodes = top->have_module ? top->st.nr_nodes : top->numa.nr_nodes;
 
 	if (top_replica_overhead(top))
@@ -19,10 +19,12 @@ static void print_header_plain(const struct top *top)
 	printf("ktrepl-top frame %ld: activation=%s nodes=%d master_node=%d replica_overhead/node=%s patches=%" PRIu64 " missed=%" PRIu64 "\n",
 	       top->frame, kt_activation_name(top->st.activation), nodes, top->st.master_node,
 	       overhead, top->st.patches, top->st.patches_missed);
-	printf("event=%s rate=%uHz interval=%.2fs samples=%" PRIu64 " idle=%" PRIu64 " not_text=%" PRIu64 " on_node_tables=%" PRIu64 " lost=%" PRIu64 "\n",
+	printf("event=%s rate=%uHz achieved_min=%.0fHz achieved_mean=%.0fHz interval=%.2fs samples=%" PRIu64 " idle=%" PRIu64 " not_text=%" PRIu64 " on_node_tables=%" PRIu64 " lost=%" PRIu64 " lost_pct=%.2f throttles=%" PRIu64 " trust=%s\n",
 	       kt_sampler_event(top->sampler), top->opts.rate_hz,
+	       top->fidelity.min_hz, top->fidelity.mean_hz,
 	       top->frame_ns / 1e9, loc->samples, loc->idle, loc->not_text,
-	       loc->on_worker_tables, loc->lost);
+	       loc->on_worker_tables, loc->lost, top->fidelity.lost_pct,
+	       loc->throttles, top_frame_trust(top, trust, sizeof(trust)));
 	if (top->refresh_error[0])
 		printf("warning: %s\n", top->refresh_error);
 }
@@ -45,8 +47,9 @@ static void print_frame_plain(const struct top *top)
 	size_t *forder = NULL, nf = 0, k;
 
 	print_header_plain(top);
-	printf("%4s %5s %8s %7s %7s %7s %7s %6s\n", "NODE", "CPUS", "SAMPLES",
-	       "LOCAL%", "REMOTE%", "CORE_L%", "MOD_L%", "UNRES");
+	printf("%4s %5s %8s %7s %7s %7s %7s %6s %5s\n", "NODE", "CPUS",
+	       "SAMPLES", "LOCAL%", "REMOTE%", "CORE_L%", "MOD_L%", "UNRES",
+	       "TRUST");
 	top_sorted_nodes(top, 1, order, &nr);
 	for (i = 0; i < nr; i++) {
 		const struct kt_loc_node *n = &loc->nodes[order[i]];
@@ -59,12 +62,13 @@ static void print_frame_plain(const struct top *top)
 		pct_str(&t, true, r, sizeof(r));
 		pct_str(&n->text[KT_TEXT_CORE], false, c, sizeof(c));
 		pct_str(&n->text[KT_TEXT_MODULE], false, m, sizeof(m));
-		printf("%4d %5d %8" PRIu64 " %7s %7s %7s %7s %6" PRIu64 "\n",
+		printf("%4d %5d %8" PRIu64 " %7s %7s %7s %7s %6" PRIu64 " %5s\n",
 		       order[i], n->nr_cpus, t.local + t.remote + t.unresolved,
-		       l, r, c, m, t.unresolved);
+		       l, r, c, m, t.unresolved,
+		       kt_fetches_enough(&t) ? "ok" : "few");
 	}
-	printf("%4s %5s %8s %7s %7s\n", "CPU", "NODE", "SAMPLES", "LOCAL%",
-	       "REMOTE%");
+	printf("%4s %5s %8s %7s %7s %7s %5s\n", "CPU", "NODE", "SAMPLES",
+	       "LOCAL%", "REMOTE%", "HZ", "TRUST");
 	top_sorted_cpus(top, 1, order, &nr);
 	for (i = 0; i < nr; i++) {
 		struct kt_fetches t = kt_fetches_total(loc->cpus[order[i]].text);
@@ -72,9 +76,12 @@ static void print_frame_plain(const struct top *top)
 
 		pct_str(&t, false, l, sizeof(l));
 		pct_str(&t, true, r, sizeof(r));
-		printf("%4d %5d %8" PRIu64 " %7s %7s\n", order[i],
+		printf("%4d %5d %8" PRIu64 " %7s %7s %7.0f %5s\n", order[i],
 		       top->numa.cpu_node[order[i]],
-		       t.local + t.remote + t.unresolved, l, r);
+		       t.local + t.remote + t.unresolved, l, r,
+		       kt_loc_cpu_hz(loc, order[i], top->frame_ns),
+		       !top_cpu_rate_ok(top, order[i]) ? "slow" :
+		       kt_fetches_enough(&t) ? "ok" : "few");
 	}
 	if (loc->nr_funcs)
 		forder = calloc(loc->nr_funcs, sizeof(*forder));
@@ -115,6 +122,7 @@ static void json_by_class(struct json_writer *jw,
 
 	jsonw_uint_field(jw, "samples", t.local + t.remote + t.unresolved);
 	json_fetches(jw, &t);
+	jsonw_bool_field(jw, "enough_samples", kt_fetches_enough(&t));
 	for (c = 0; c < KT_TEXT_CLASSES; c++) {
 		jsonw_name(jw, kt_text_class_names[c]);
 		jsonw_start_object(jw);
@@ -150,6 +158,18 @@ static void print_frame_json(const struct top *top)
 	jsonw_uint_field(jw, "not_text", loc->not_text);
 	jsonw_uint_field(jw, "on_node_tables", loc->on_worker_tables);
 	jsonw_uint_field(jw, "lost", loc->lost);
+	jsonw_float_field(jw, "lost_pct", top->fidelity.lost_pct);
+	jsonw_uint_field(jw, "throttles", loc->throttles);
+	jsonw_name(jw, "achieved_hz");
+	jsonw_start_object(jw);
+	jsonw_float_field(jw, "min", top->fidelity.min_hz);
+	jsonw_float_field(jw, "mean", top->fidelity.mean_hz);
+	jsonw_int_field(jw, "min_cpu", top->fidelity.min_cpu);
+	jsonw_end_object(jw);
+	jsonw_bool_field(jw, "lossy", top->fidelity.lossy);
+	jsonw_bool_field(jw, "slow", top->fidelity.slow);
+	jsonw_bool_field(jw, "trusted", !top->fidelity.lossy &&
+					!top->fidelity.slow);
 	if (top->refresh_error[0])
 		jsonw_string_field(jw, "warning", top->refresh_error);
 	jsonw_name(jw, "nodes");
@@ -175,6 +195,9 @@ static void print_frame_json(const struct top *top)
 		jsonw_start_object(jw);
 		jsonw_int_field(jw, "cpu", order[i]);
 		jsonw_int_field(jw, "node", top->numa.cpu_node[order[i]]);
+		jsonw_float_field(jw, "achieved_hz",
+				  kt_loc_cpu_hz(loc, order[i], top->frame_ns));
+		jsonw_bool_field(jw, "rate_ok", top_cpu_rate_ok(top, order[i]));
 		json_by_class(jw, loc->cpus[order[i]].text);
 		jsonw_end_object(jw);
 	}

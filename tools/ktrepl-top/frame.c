@@ -73,6 +73,44 @@ static void find_master_node(struct top *top)
 		top->st.master_node = kt_numa_pa_node(&top->numa, m.pa);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ms(int ms)
+{
+	poll(NULL, 0, ms);
+}
+
+/*
+ * Sampling starts when everything else is open. In frequency mode
+ * (cycles) the kernel starts from a period of one event and floods the
+ * buffers until it has found the period: that burst, and the loss record
+ * the kernel writes once there is room again, belong to no frame.
+ */
+static int start_sampling(struct top *top, struct kt_err *err)
+{
+	int ret;
+
+	ret = kt_sampler_enable(top->sampler, err);
+	top->frame_start_ns = now_ns();
+	if (ret || top->opts.event != KT_EVENT_CYCLES)
+		return ret;
+	sleep_ms(200);
+	ret = top_collect(top, err);
+	sleep_ms(20);
+	if (!ret)
+		ret = top_collect(top, err);
+	top->nr_pending = 0;
+	memset(&top->pending_counts, 0, sizeof(top->pending_counts));
+	top->frame_start_ns = now_ns();
+	return ret;
+}
+
 int top_open(struct top *top, struct kt_err *err)
 {
 	struct kt_target target;
@@ -89,7 +127,12 @@ int top_open(struct top *top, struct kt_err *err)
 	for (i = 0; i < top->numa.nr_cpus; i++)
 		if (top->numa.cpu_node[i] >= 0)
 			cpus[nr++] = i;
-	ret = kt_sampler_open(&top->sampler, cpus, nr, top->opts.rate_hz, err);
+	ret = kt_sampler_open(&top->sampler, cpus, nr,
+			      &(struct kt_sampler_opts){
+				      .rate_hz = top->opts.rate_hz,
+				      .event = top->opts.event,
+				      .ring_pages = top->opts.ring_pages,
+			      }, err);
 	if (ret)
 		return ret;
 	ret = kt_memsrc_open_kcore(&top->src, top->opts.kcore_path, err);
@@ -116,11 +159,7 @@ int top_open(struct top *top, struct kt_err *err)
 	kt_loc_init(&top->loc);
 	if (!top->have_module)
 		find_master_node(top);
-	/* what was sampled while the rest opened belongs to no frame */
-	ret = top_collect(top, err);
-	top->nr_pending = 0;
-	top->pending_lost = 0;
-	return ret;
+	return start_sampling(top, err);
 }
 
 void top_close(struct top *top)
@@ -146,7 +185,7 @@ static void keep_sample(const struct kt_sample *s, void *arg)
 
 		grown = realloc(top->pending, cap * sizeof(*grown));
 		if (!grown) {
-			top->pending_lost++;	/* counted, never silently gone */
+			top->pending_counts.lost++;	/* counted, never gone */
 			return;
 		}
 		top->pending = grown;
@@ -157,12 +196,8 @@ static void keep_sample(const struct kt_sample *s, void *arg)
 
 int top_collect(struct top *top, struct kt_err *err)
 {
-	uint64_t lost = 0;
-	int ret;
-
-	ret = kt_sampler_drain(top->sampler, keep_sample, top, &lost, err);
-	top->pending_lost += lost;
-	return ret;
+	return kt_sampler_drain(top->sampler, keep_sample, top,
+				&top->pending_counts, err);
 }
 
 /*
@@ -234,12 +269,17 @@ static int refresh_workers(struct top *top, struct kt_err *err)
 
 int top_end_frame(struct top *top, struct kt_err *err)
 {
+	uint64_t now;
 	size_t i;
 	int ret;
 
 	ret = top_collect(top, err);
 	if (ret)
 		return ret;
+	/* from the collection that closed the last frame to this one */
+	now = now_ns();
+	top->frame_ns = now - top->frame_start_ns;
+	top->frame_start_ns = now;
 	/*
 	 * The workers are read after the samples were taken, so every
 	 * worker that ran in this frame is known when its samples resolve.
@@ -271,10 +311,13 @@ int top_end_frame(struct top *top, struct kt_err *err)
 	kt_loc_begin_frame(&top->loc);
 	for (i = 0; i < top->nr_pending; i++)
 		kt_loc_add(&top->loc, &top->pending[i]);
-	top->loc.lost = top->pending_lost;
-	top->pending_lost = 0;
+	top->loc.lost = top->pending_counts.lost;
+	top->loc.throttles = top->pending_counts.throttles;
+	memset(&top->pending_counts, 0, sizeof(top->pending_counts));
 	top->nr_pending = 0;
 	kt_loc_end_frame(&top->loc);
+	kt_loc_fidelity(&top->loc, top->opts.rate_hz, top->frame_ns,
+			&top->fidelity);
 	top->frame++;
 	return 0;
 }
@@ -300,13 +343,6 @@ bool top_stop_requested(void)
 	return stop_requested;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Sleep through one frame, draining the buffers as it goes. */
 int top_wait_frame(struct top *top, int (*on_tick)(struct top *, void *),
@@ -346,6 +382,5 @@ int top_wait_frame(struct top *top, int (*on_tick)(struct top *, void *),
 		if (ret)
 			return ret;
 	}
-	top->frame_ns = now_ns() - start;
 	return stop_requested ? 1 : 0;
 }

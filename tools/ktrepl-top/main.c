@@ -26,6 +26,7 @@ static void usage(FILE *fp)
 		"  -n, --iterations N      stop after N frames (default: until q or ^C)\n"
 		"  -j, --json              batch frames as JSON lines (implies -b)\n"
 		"      --sample-rate HZ    samples per second per CPU (default 1000)\n"
+		"      --event EVENT       cpu-clock (default: the rate asked for) or cycles\n"
 		"      --functions N       hot remote functions per batch frame (default 10)\n"
 		"      --debugfs DIR       ktrepl's debugfs directory (/sys/kernel/debug/ktrepl)\n"
 		"      --kcore FILE        kernel memory (/proc/kcore)\n"
@@ -64,7 +65,7 @@ static int bad_usage(struct top *top, const char *fmt, const char *arg)
 int main(int argc, char **argv)
 {
 	enum { OPT_RATE = 256, OPT_DEBUGFS, OPT_KCORE, OPT_SYSFS, OPT_KALLSYMS,
-	       OPT_MODULES, OPT_FUNCS };
+	       OPT_MODULES, OPT_FUNCS, OPT_EVENT };
 	static const struct option longopts[] = {
 		{ "delay", required_argument, NULL, 'd' },
 		{ "batch", no_argument, NULL, 'b' },
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample-rate", required_argument, NULL, OPT_RATE },
 		{ "functions", required_argument, NULL, OPT_FUNCS },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "debugfs", required_argument, NULL, OPT_DEBUGFS },
 		{ "kcore", required_argument, NULL, OPT_KCORE },
 		/* for tests: the same files elsewhere */
@@ -128,6 +130,10 @@ int main(int argc, char **argv)
 			    top.opts.rate_hz > 100000)
 				return bad_usage(&top, "--sample-rate %s: 1 to 100000 Hz", optarg);
 			break;
+		case OPT_EVENT:
+			if (kt_sampler_event_parse(optarg, &top.opts.event))
+				return bad_usage(&top, "--event %s: cpu-clock or cycles", optarg);
+			break;
 		case OPT_FUNCS:
 			top.opts.top_funcs = strtol(optarg, &end, 10);
 			if (end == optarg || *end || top.opts.top_funcs < 0)
@@ -163,6 +169,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage(&top, "unexpected argument '%s'", argv[optind]);
+	/* for tests: a ring small enough to overflow */
+	if (getenv("KTREPL_TOP_RING_PAGES"))
+		top.opts.ring_pages = strtoul(getenv("KTREPL_TOP_RING_PAGES"),
+					      NULL, 10);
 	kt_err_clear(&err);
 	if (top_open(&top, &err)) {
 		top_report_error(&top, &err);

@@ -31,6 +31,8 @@ struct top_opts {
 	bool batch;
 	bool json;
 	unsigned int rate_hz;
+	enum kt_sampler_event event;
+	unsigned int ring_pages;	/* KTREPL_TOP_RING_PAGES, for tests */
 	const char *debugfs_dir;
 	const char *kcore_path;
 	const char *sysfs_dir;
@@ -54,12 +56,14 @@ struct top {
 	/* samples of the running frame, resolved when it closes */
 	struct kt_sample *pending;
 	size_t nr_pending, pending_cap;
-	uint64_t pending_lost;
+	struct kt_sampler_counts pending_counts;
 	/* workers seen at the previous refresh, still valid for its samples */
 	struct kt_task_state *prev_tasks;
 	size_t nr_prev_tasks;
 	long frame;
 	uint64_t frame_ns;	/* wall time the frame covered */
+	uint64_t frame_start_ns;	/* CLOCK_MONOTONIC */
+	struct kt_loc_fidelity fidelity;	/* of the frame on show */
 	char refresh_error[1100];	/* the last refresh that failed, or "" */
 };
 
@@ -80,6 +84,10 @@ const char *top_sort_name(enum top_view view, int col);
 uint64_t top_replica_overhead(const struct top *top);
 void top_format_bytes(uint64_t bytes, char *buf, size_t len);
 void top_sparkline(const struct kt_loc_node *n, char *buf, int width);
+/* "ok", or the frame's doubts joined by commas: "lossy,slow" */
+const char *top_frame_trust(const struct top *top, char *buf, size_t len);
+/* a CPU's achieved rate is at least KT_LOC_MIN_RATE_SHARE of the asked */
+bool top_cpu_rate_ok(const struct top *top, int cpu);
 
 /*
  * Sleep through one frame of opts.delay, draining the samplers; on_tick,

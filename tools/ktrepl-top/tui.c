@@ -28,6 +28,7 @@ static const char *const view_names[] = {
 	[VIEW_FUNCS] = "functions",
 };
 
+/* "~" after a share that rests on too few samples to mean much */
 static void pct_cell(char *buf, size_t len, const struct kt_fetches *f,
 		     bool remote)
 {
@@ -36,7 +37,8 @@ static void pct_cell(char *buf, size_t len, const struct kt_fetches *f,
 	if (pct < 0)
 		snprintf(buf, len, "%7s", "-");
 	else
-		snprintf(buf, len, "%7.1f", remote ? 100.0 - pct : pct);
+		snprintf(buf, len, "%6.1f%c", remote ? 100.0 - pct : pct,
+			 kt_fetches_enough(f) ? ' ' : '~');
 }
 
 static void draw_header(const struct top *top, const struct tui *ui)
@@ -51,11 +53,20 @@ static void draw_header(const struct top *top, const struct tui *ui)
 		 top->have_module ? kt_activation_name(top->st.activation) : "none (no ktrepl)",
 		 top->numa.nr_nodes, top->st.master_node, overhead,
 		 top->st.patches, top->st.patches_missed);
-	mvprintw(1, 0, "%s @%uHz  delay %.1fs  frame %ld  samples %" PRIu64 "  idle %" PRIu64 "  lost %" PRIu64,
+	mvprintw(1, 0, "%s @%uHz (got %.0f-%.0f)  delay %.1fs  frame %ld  samples %" PRIu64 "  idle %" PRIu64 "  lost %" PRIu64 " (%.1f%%)",
 		 kt_sampler_event(top->sampler), top->opts.rate_hz,
-		 top->opts.delay, top->frame, loc->samples, loc->idle,
-		 loc->lost);
-	mvprintw(2, 0, "view: %s  sort: %s   n/c/f views  1-5 sort  d delay  h help  q quit",
+		 top->fidelity.min_hz, top->fidelity.mean_hz, top->opts.delay,
+		 top->frame, loc->samples, loc->idle, loc->lost,
+		 top->fidelity.lost_pct);
+	/* doubts are shown, never hidden: a figure is only as good as this */
+	if (top->frame && (top->fidelity.lossy || top->fidelity.slow)) {
+		attron(A_BOLD);
+		printw("  ! %s%s%s", top->fidelity.lossy ? "LOSSY" : "",
+		       top->fidelity.lossy && top->fidelity.slow ? "," : "",
+		       top->fidelity.slow ? "SLOW" : "");
+		attroff(A_BOLD);
+	}
+	mvprintw(2, 0, "view: %s  sort: %s   n/c/f views  1-5 sort  d delay  h help  q quit   ~ <100 samples  ! rate <80%%",
 		 view_names[ui->view], top_sort_name(ui->view, ui->sort[ui->view]));
 	if (top->refresh_error[0])
 		mvprintw(3, 0, "warning: %s", top->refresh_error);
@@ -110,8 +121,9 @@ static int draw_cpus(const struct top *top, struct tui *ui, int first,
 	int order[KT_NUMA_MAX_CPUS], nr, i, y = 0;
 	char line[512];
 
-	snprintf(line, sizeof(line), "%4s %5s %8s %7s %7s %7s %7s", "CPU",
-		 "NODE", "SAMPLES", "LOCAL%", "REMOTE%", "CORE_L%", "MOD_L%");
+	snprintf(line, sizeof(line), "%4s %5s %8s %7s %7s %7s %7s %7s", "CPU",
+		 "NODE", "SAMPLES", "LOCAL%", "REMOTE%", "CORE_L%", "MOD_L%",
+		 "HZ");
 	draw_row(TABLE_TOP, line, true);
 	top_sorted_cpus(top, ui->sort[VIEW_CPUS], order, &nr);
 	for (i = first; i < nr && y < height; i++) {
@@ -123,9 +135,11 @@ static int draw_cpus(const struct top *top, struct tui *ui, int first,
 		pct_cell(r, sizeof(r), &t, true);
 		pct_cell(cl, sizeof(cl), &c->text[KT_TEXT_CORE], false);
 		pct_cell(ml, sizeof(ml), &c->text[KT_TEXT_MODULE], false);
-		snprintf(line, sizeof(line), "%4d %5d %8" PRIu64 " %s %s %s %s",
+		snprintf(line, sizeof(line), "%4d %5d %8" PRIu64 " %s %s %s %s %6.0f%c",
 			 order[i], top->numa.cpu_node[order[i]],
-			 t.local + t.remote + t.unresolved, l, r, cl, ml);
+			 t.local + t.remote + t.unresolved, l, r, cl, ml,
+			 kt_loc_cpu_hz(&top->loc, order[i], top->frame_ns),
+			 top_cpu_rate_ok(top, order[i]) ? ' ' : '!');
 		draw_row(TABLE_TOP + 1 + y++, line, false);
 	}
 	return nr;

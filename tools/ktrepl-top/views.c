@@ -173,3 +173,20 @@ uint64_t top_replica_overhead(const struct top *top)
 	}
 	return replicas ? sum / replicas : 0;
 }
+
+const char *top_frame_trust(const struct top *top, char *buf, size_t len)
+{
+	const struct kt_loc_fidelity *f = &top->fidelity;
+
+	if (!f->lossy && !f->slow)
+		return "ok";
+	snprintf(buf, len, "%s%s%s", f->lossy ? "lossy" : "",
+		 f->lossy && f->slow ? "," : "", f->slow ? "slow" : "");
+	return buf;
+}
+
+bool top_cpu_rate_ok(const struct top *top, int cpu)
+{
+	return kt_loc_cpu_hz(&top->loc, cpu, top->frame_ns) >=
+	       KT_LOC_MIN_RATE_SHARE * top->opts.rate_hz;
+}

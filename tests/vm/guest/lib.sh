@@ -129,3 +129,12 @@ stop_load() {
 	kill $(jobs -p) 2>/dev/null
 	wait 2>/dev/null
 }
+
+# ktrepl-top's own fidelity, every CPU busy: 5 frames at the default
+# event and rate, and a ring too small to keep up. The host checks them.
+top_fidelity() {
+	start_load
+	emit fid_default ktrepl-top -j -n 5 -d 1
+	emit fid_tiny env KTREPL_TOP_RING_PAGES=1 ktrepl-top -j -n 2 -d 1
+	stop_load
+}

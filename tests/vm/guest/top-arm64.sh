@@ -31,7 +31,10 @@ check "activation is percpu" \
 	test "$(head -n1 $D/summary | kv activation)" = percpu
 start_load
 emit percpu ktrepl-top -j -n 2 -d 1
+# the emulated PMU's cycles: the frequency-mode start-up burst is discarded
+emit fid_cycles ktrepl-top -j -n 3 -d 1 --event cycles
 stop_load
+top_fidelity
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing

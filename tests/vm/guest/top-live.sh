@@ -26,6 +26,7 @@ emit plain ktrepl-top -j -n 2 -d 1
 check "ktrepl-top without ktrepl.ko exits 0" ktrepl-top -b -n 1 -d 0.3
 kill $(jobs -p)
 wait 2>/dev/null
+top_fidelity
 
 # bad input: each exits 2 and says why
 top_fails() {
@@ -42,6 +43,9 @@ top_fails() {
 top_fails "unknown option" ktrepl-top --bogus
 top_fails "delay is 0.1" ktrepl-top -b -d 0
 top_fails "1 to 100000 Hz" ktrepl-top -b --sample-rate 0
+top_fails "cpu-clock or cycles" ktrepl-top -b --event instructions
+# QEMU's x86 TCG CPUs have no PMU
+top_fails "use the cpu-clock event" ktrepl-top -b -n 1 --event cycles
 top_fails "/nonexistent: No such file" ktrepl-top -b -n 1 --kcore /nonexistent
 top_fails '"error":' ktrepl-top -j -n 1 --kcore /nonexistent
 top_fails "TERM=nonexistent" env TERM=nonexistent ktrepl-top -n 1

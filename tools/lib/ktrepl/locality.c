@@ -255,6 +255,8 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 	bool is_text;
 
 	loc->samples++;
+	if (s->cpu >= 0 && s->cpu < KT_NUMA_MAX_CPUS)
+		loc->cpus[s->cpu].samples++;
 	if (s->tid == 0) {
 		loc->idle++;
 		return;
@@ -321,6 +323,50 @@ double kt_fetches_local_pct(const struct kt_fetches *f)
 	return n ? 100.0 * f->local / n : -1;
 }
 
+double kt_loc_cpu_hz(const struct kt_locality *loc, int cpu,
+		     uint64_t frame_ns)
+{
+	if (!frame_ns || cpu < 0 || cpu >= KT_NUMA_MAX_CPUS)
+		return 0;
+	return loc->cpus[cpu].samples * 1e9 / frame_ns;
+}
+
+void kt_loc_fidelity(const struct kt_locality *loc, unsigned int rate_hz,
+		     uint64_t frame_ns, struct kt_loc_fidelity *f)
+{
+	uint64_t all = loc->samples + loc->lost;
+	double sum = 0;
+	int cpu, n = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->requested_hz = rate_hz;
+	f->min_cpu = -1;
+	for (cpu = 0; cpu < loc->numa->nr_cpus && cpu < KT_NUMA_MAX_CPUS;
+	     cpu++) {
+		double hz;
+
+		if (loc->numa->cpu_node[cpu] < 0)
+			continue;
+		hz = kt_loc_cpu_hz(loc, cpu, frame_ns);
+		if (f->min_cpu < 0 || hz < f->min_hz) {
+			f->min_hz = hz;
+			f->min_cpu = cpu;
+		}
+		sum += hz;
+		n++;
+	}
+	if (n)
+		f->mean_hz = sum / n;
+	f->lost_pct = all ? 100.0 * loc->lost / all : 0;
+	f->lossy = f->lost_pct > KT_LOC_MAX_LOST_PCT;
+	f->slow = n && f->min_hz < KT_LOC_MIN_RATE_SHARE * rate_hz;
+}
+
+bool kt_fetches_enough(const struct kt_fetches *f)
+{
+	return f->local + f->remote >= KT_LOC_MIN_SAMPLES;
+}
+
 void kt_loc_end_frame(struct kt_locality *loc)
 {
 	int i;
@@ -357,5 +403,6 @@ void kt_loc_begin_frame(struct kt_locality *loc)
 		       loc->func_hash_cap * sizeof(*loc->func_hash));
 	memset(loc->cache, 0, sizeof(loc->cache));
 	loc->samples = loc->idle = loc->not_text = loc->lost = 0;
+	loc->throttles = 0;
 	loc->on_worker_tables = 0;
 }

@@ -49,6 +49,7 @@ struct kt_loc_node {
 
 struct kt_loc_cpu {
 	struct kt_fetches text[KT_TEXT_CLASSES];
+	uint64_t samples;	/* all it delivered, idle included */
 };
 
 struct kt_loc_func {
@@ -116,6 +117,7 @@ struct kt_locality {
 	uint64_t not_text;	/* kernel, but not executing text we know */
 	uint64_t on_worker_tables;	/* resolved through a worker's root */
 	uint64_t lost;		/* dropped by the kernel: buffers full */
+	uint64_t throttles;	/* the kernel throttled the event */
 
 	struct kt_loc_cache_entry cache[KT_LOC_CACHE_SIZE];
 };
@@ -148,6 +150,35 @@ void kt_loc_add_fn(const struct kt_sample *s, void *loc);
 void kt_loc_end_frame(struct kt_locality *loc);
 /* Zero the counters, keep history; tables may have changed: drop the cache. */
 void kt_loc_begin_frame(struct kt_locality *loc);
+
+/*
+ * How far a frame's figures can be trusted. A frame is lossy when the
+ * kernel dropped more than KT_LOC_MAX_LOST_PCT of its samples; slow when
+ * some CPU delivered under KT_LOC_MIN_RATE_SHARE of the rate asked for; a
+ * percentage resting on fewer than KT_LOC_MIN_SAMPLES resolved samples is
+ * marked too.
+ */
+#define KT_LOC_MAX_LOST_PCT 1.0
+#define KT_LOC_MIN_RATE_SHARE 0.8
+#define KT_LOC_MIN_SAMPLES 100
+
+struct kt_loc_fidelity {
+	unsigned int requested_hz;
+	double min_hz;		/* the slowest sampled CPU */
+	double mean_hz;
+	int min_cpu;		/* -1: no CPU sampled */
+	double lost_pct;	/* of everything the kernel sampled */
+	bool lossy;
+	bool slow;
+};
+
+/* Achieved rates over frame_ns of wall time, for the CPUs with a node. */
+void kt_loc_fidelity(const struct kt_locality *loc, unsigned int rate_hz,
+		     uint64_t frame_ns, struct kt_loc_fidelity *f);
+double kt_loc_cpu_hz(const struct kt_locality *loc, int cpu,
+		     uint64_t frame_ns);
+/* enough resolved samples for a local share to mean something */
+bool kt_fetches_enough(const struct kt_fetches *f);
 
 /* sums over the text classes */
 struct kt_fetches kt_fetches_total(const struct kt_fetches *by_class);

@@ -6,13 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sampler.h"
 
-/* 64 data pages: about 5 s of samples at 1 kHz before the kernel drops any */
+/* 64 data pages: about 8 s of samples at 1 kHz before the kernel drops any */
 #define RING_DATA_PAGES 64
 
 struct cpu_ring {
@@ -20,13 +21,22 @@ struct cpu_ring {
 	int fd;
 	void *base;	/* the control page, then the data pages */
 	size_t data_size;
+	uint64_t lost_read;	/* the event's lost count at the last drain */
 };
 
 struct kt_sampler {
 	struct cpu_ring *rings;
 	int nr;
-	const char *event;
+	enum kt_sampler_event event;
+	bool exclude_idle;
+	/*
+	 * PERF_FORMAT_LOST (Linux 6.0): the kernel counts a lost sample when
+	 * it drops it. Its loss records come only once the buffer has room
+	 * again, a drain later, so they would land in the next frame.
+	 */
+	bool lost_by_read;
 	size_t page_size;
+	unsigned int ring_pages;
 };
 
 struct sample_record {
@@ -49,18 +59,22 @@ static int perf_event_open(struct perf_event_attr *attr, int cpu)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
-static void fill_attr(struct perf_event_attr *attr, bool cycles,
+/*
+ * Opened disabled: nothing is sampled until the caller is ready to
+ * count, so no start-up backlog lands in its first frame.
+ */
+static void fill_attr(struct perf_event_attr *attr, enum kt_sampler_event ev,
 		      unsigned int rate_hz, bool exclude_idle)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
-	if (cycles) {
+	if (ev == KT_EVENT_CYCLES) {
 		attr->type = PERF_TYPE_HARDWARE;
 		attr->config = PERF_COUNT_HW_CPU_CYCLES;
 		attr->freq = 1;
 		attr->sample_freq = rate_hz;
 	} else {
-		/* a period in nanoseconds keeps the rate exact, unlike freq */
+		/* a period in nanoseconds makes the rate the one asked for */
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = PERF_COUNT_SW_CPU_CLOCK;
 		attr->sample_period = 1000000000ULL / rate_hz;
@@ -68,8 +82,9 @@ static void fill_attr(struct perf_event_attr *attr, bool cycles,
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	attr->exclude_user = 1;
 	attr->exclude_hv = 1;
-	/* a halted CPU fetches nothing; where unsupported, tid 0 tells idle */
 	attr->exclude_idle = exclude_idle;
+	attr->disabled = 1;
+	attr->read_format = PERF_FORMAT_LOST;
 }
 
 static int paranoid_level(void)
@@ -99,39 +114,46 @@ static int open_error(int cpu, int code, struct kt_err *err)
 }
 
 /*
- * Find what this machine supports on the first CPU: cycles, else
- * cpu-clock; exclude_idle where the event allows it.
+ * Check the event on the first CPU. cpu-clock samples idle CPUs too (the
+ * idle task's samples are told apart by tid 0), so every CPU delivers
+ * its rate and the achieved rate measures the sampler alone. cycles
+ * excludes idle where the PMU can: a halted CPU counts no cycles.
  */
-static int probe_event(int cpu, unsigned int rate_hz, bool *cycles,
-		       bool *exclude_idle, struct kt_err *err)
+static int probe_event(int cpu, const struct kt_sampler_opts *o,
+		       bool *exclude_idle, bool *lost_by_read,
+		       struct kt_err *err)
 {
-	static const struct {
-		bool cycles, exclude_idle;
-	} tries[] = { { true, true }, { true, false },
-		      { false, true }, { false, false } };
 	struct perf_event_attr attr;
-	int first_code = 0;
-	size_t i;
+	int code, fd;
 
-	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		int fd;
-
-		fill_attr(&attr, tries[i].cycles, rate_hz,
-			  tries[i].exclude_idle);
+	*exclude_idle = o->event == KT_EVENT_CYCLES;
+	*lost_by_read = true;
+	for (;;) {
+		fill_attr(&attr, o->event, o->rate_hz, *exclude_idle);
+		if (!*lost_by_read)
+			attr.read_format = 0;
 		fd = perf_event_open(&attr, cpu);
 		if (fd >= 0) {
 			close(fd);
-			*cycles = tries[i].cycles;
-			*exclude_idle = tries[i].exclude_idle;
 			return 0;
 		}
-		if (!first_code)
-			first_code = errno;
-		/* permission is not something another event would fix */
-		if (errno == EACCES || errno == EPERM || errno == ENOSYS)
-			return open_error(cpu, errno, err);
+		code = errno;
+		if (code == EINVAL && *lost_by_read) {
+			*lost_by_read = false;	/* before Linux 6.0 */
+			continue;
+		}
+		/* permission is not something another setting would fix */
+		if (!*exclude_idle || code == EACCES || code == EPERM ||
+		    code == ENOSYS)
+			break;
+		*exclude_idle = false;
 	}
-	return open_error(cpu, first_code, err);
+	if (o->event == KT_EVENT_CYCLES &&
+	    (code == ENOENT || code == EOPNOTSUPP || code == ENODEV))
+		return kt_err_set(err, code,
+				  "perf_event_open on CPU %d: no hardware cycles event here (%s): use the cpu-clock event",
+				  cpu, strerror(code));
+	return open_error(cpu, code, err);
 }
 
 static int open_rings(struct kt_sampler *s, const int *cpus, int nr,
@@ -141,7 +163,7 @@ static int open_rings(struct kt_sampler *s, const int *cpus, int nr,
 
 	for (i = 0; i < nr; i++) {
 		struct cpu_ring *r = &s->rings[i];
-		size_t len = (1 + RING_DATA_PAGES) * s->page_size;
+		size_t len = (1 + s->ring_pages) * s->page_size;
 
 		r->cpu = cpus[i];
 		r->fd = perf_event_open((struct perf_event_attr *)attr, cpus[i]);
@@ -156,7 +178,7 @@ static int open_rings(struct kt_sampler *s, const int *cpus, int nr,
 					  "mmap of CPU %d's perf buffer: %s (see /proc/sys/kernel/perf_event_mlock_kb)",
 					  cpus[i], strerror(errno));
 		}
-		r->data_size = RING_DATA_PAGES * s->page_size;
+		r->data_size = s->ring_pages * s->page_size;
 	}
 	return 0;
 }
@@ -168,7 +190,7 @@ static void close_rings(struct kt_sampler *s)
 	for (i = 0; i < s->nr; i++) {
 		if (s->rings[i].base)
 			munmap(s->rings[i].base,
-			       (1 + RING_DATA_PAGES) * s->page_size);
+			       (1 + s->ring_pages) * s->page_size);
 		if (s->rings[i].fd >= 0)
 			close(s->rings[i].fd);
 		s->rings[i].base = NULL;
@@ -178,20 +200,26 @@ static void close_rings(struct kt_sampler *s)
 }
 
 int kt_sampler_open(struct kt_sampler **out, const int *cpus, int nr,
-		    unsigned int rate_hz, struct kt_err *err)
+		    const struct kt_sampler_opts *o, struct kt_err *err)
 {
 	struct perf_event_attr attr;
+	unsigned int pages = o->ring_pages ? o->ring_pages : RING_DATA_PAGES;
 	struct kt_sampler *s;
-	bool cycles = false, exclude_idle = false;
+	bool exclude_idle, lost_by_read;
 	int ret;
 
 	*out = NULL;
 	if (nr <= 0)
 		return kt_err_set(err, EINVAL, "no CPUs to sample");
-	if (rate_hz == 0 || rate_hz > 100000)
+	if (o->rate_hz == 0 || o->rate_hz > 100000)
 		return kt_err_set(err, EINVAL,
-				  "sample rate %u Hz is outside 1..100000", rate_hz);
-	ret = probe_event(cpus[0], rate_hz, &cycles, &exclude_idle, err);
+				  "sample rate %u Hz is outside 1..100000",
+				  o->rate_hz);
+	if (pages & (pages - 1))
+		return kt_err_set(err, EINVAL,
+				  "%u ring pages: perf needs a power of two",
+				  pages);
+	ret = probe_event(cpus[0], o, &exclude_idle, &lost_by_read, err);
 	if (ret)
 		return ret;
 	s = calloc(1, sizeof(*s));
@@ -203,35 +231,62 @@ int kt_sampler_open(struct kt_sampler **out, const int *cpus, int nr,
 		return kt_err_set(err, ENOMEM, "out of memory");
 	}
 	s->page_size = sysconf(_SC_PAGESIZE);
-	fill_attr(&attr, cycles, rate_hz, exclude_idle);
+	s->ring_pages = pages;
+	s->event = o->event;
+	s->exclude_idle = exclude_idle;
+	s->lost_by_read = lost_by_read;
+	fill_attr(&attr, o->event, o->rate_hz, exclude_idle);
+	if (!lost_by_read)
+		attr.read_format = 0;
 	ret = open_rings(s, cpus, nr, &attr, err);
-	/*
-	 * A PMU can run out of counters on some CPU (an emulated one, or one
-	 * another profiler holds): every CPU then uses cpu-clock alike.
-	 */
-	if (ret && cycles && err->code != EACCES && err->code != EPERM) {
-		close_rings(s);
-		kt_err_clear(err);
-		cycles = false;
-		fill_attr(&attr, false, rate_hz, exclude_idle);
-		ret = open_rings(s, cpus, nr, &attr, err);
-	}
 	if (ret) {
 		kt_sampler_close(s);
 		return ret;
 	}
-	s->event = cycles ? "cycles" : "cpu-clock";
 	*out = s;
+	return 0;
+}
+
+int kt_sampler_enable(struct kt_sampler *s, struct kt_err *err)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (ioctl(s->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0))
+			return kt_err_set(err, errno,
+					  "enabling sampling on CPU %d: %s",
+					  s->rings[i].cpu, strerror(errno));
+	return 0;
+}
+
+const char *kt_sampler_event_name(enum kt_sampler_event ev)
+{
+	return ev == KT_EVENT_CYCLES ? "cycles" : "cpu-clock";
+}
+
+int kt_sampler_event_parse(const char *name, enum kt_sampler_event *ev)
+{
+	if (!strcmp(name, "cpu-clock"))
+		*ev = KT_EVENT_CPU_CLOCK;
+	else if (!strcmp(name, "cycles"))
+		*ev = KT_EVENT_CYCLES;
+	else
+		return -1;
 	return 0;
 }
 
 const char *kt_sampler_event(const struct kt_sampler *s)
 {
-	return s->event;
+	return kt_sampler_event_name(s->event);
+}
+
+bool kt_sampler_samples_idle(const struct kt_sampler *s)
+{
+	return !s->exclude_idle;
 }
 
 static void drain_ring(struct kt_sampler *s, struct cpu_ring *r,
-		       kt_sample_fn fn, void *arg, uint64_t *lost)
+		       kt_sample_fn fn, void *arg, struct kt_sampler_counts *c)
 {
 	struct perf_event_mmap_page *ctl = r->base;
 	const uint8_t *data = (const uint8_t *)r->base + s->page_size;
@@ -274,21 +329,37 @@ static void drain_ring(struct kt_sampler *s, struct cpu_ring *r,
 				fn(&smp, arg);
 			} else if (h.type == PERF_RECORD_LOST &&
 				   h.size >= sizeof(rec.lost)) {
-				*lost += rec.lost.lost;
+				if (!s->lost_by_read)
+					c->lost += rec.lost.lost;
+			} else if (h.type == PERF_RECORD_THROTTLE) {
+				c->throttles++;
 			}
 		}
 		tail += h.size;
 	}
 	__atomic_store_n(&ctl->data_tail, tail, __ATOMIC_RELEASE);
+	if (s->lost_by_read) {
+		struct {
+			uint64_t value;
+			uint64_t lost;
+		} rf;
+
+		/* a failed read leaves the count for the next drain */
+		if (read(r->fd, &rf, sizeof(rf)) == sizeof(rf) &&
+		    rf.lost >= r->lost_read) {
+			c->lost += rf.lost - r->lost_read;
+			r->lost_read = rf.lost;
+		}
+	}
 }
 
 int kt_sampler_drain(struct kt_sampler *s, kt_sample_fn fn, void *arg,
-		     uint64_t *lost, struct kt_err *err)
+		     struct kt_sampler_counts *counts, struct kt_err *err)
 {
 	int i;
 
 	for (i = 0; i < s->nr; i++)
-		drain_ring(s, &s->rings[i], fn, arg, lost);
+		drain_ring(s, &s->rings[i], fn, arg, counts);
 	return 0;
 }
 
