@@ -35,6 +35,7 @@ static const char *const activation_names[] = {
 	[KTREPL_ACT_INACTIVE] = "inactive",
 	[KTREPL_ACT_WORKLOAD] = "workload",
 	[KTREPL_ACT_PERCPU] = "percpu",
+	[KTREPL_ACT_MM] = "mm",
 };
 
 const char *ktrepl_activation_name(enum ktrepl_activation act)
@@ -350,6 +351,65 @@ static const struct file_operations workload_fops = {
 	.release = single_release,
 };
 
+#define KTREPL_MAX_BOUND 512
+
+/* one record per bound process; a comm's blanks become '_' */
+static int bind_show(struct seq_file *m, void *v)
+{
+	struct ktrepl_bound_record *recs;
+	int i, n;
+
+	recs = kcalloc(KTREPL_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+	n = prov->bound(recs, KTREPL_MAX_BOUND);
+	for (i = 0; i < n; i++) {
+		strreplace(recs[i].comm, ' ', '_');
+		seq_printf(m,
+			   "pid=%d comm=%s node=%d how=%s mm_pgd_pa=0x%llx root_pa=0x%llx since_ns=%llu\n",
+			   recs[i].pid, recs[i].comm[0] ? recs[i].comm : "-",
+			   recs[i].node, recs[i].manual ? "manual" : "auto",
+			   (u64)recs[i].mm_pgd_pa, (u64)recs[i].root_pa,
+			   recs[i].since_ns);
+	}
+	kfree(recs);
+	return 0;
+}
+
+static int bind_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, bind_show, NULL);
+}
+
+/* "pid=P node=N" (N = -1 unbinds) or "auto=0|1" */
+static ssize_t bind_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *ppos)
+{
+	char buf[64];
+	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
+	int pid, nid, on;
+
+	if (ret < 0)
+		return ret;
+	if (sscanf(buf, "auto=%d", &on) == 1 && (on == 0 || on == 1))
+		ret = prov->bind_ctl(0, -1, on);
+	else if (sscanf(buf, "pid=%d node=%d", &pid, &nid) == 2 && pid > 0 &&
+		 nid >= -1)
+		ret = prov->bind_ctl(pid, nid, -1);
+	else
+		ret = -EINVAL;
+	return ret ? ret : len;
+}
+
+static const struct file_operations bind_fops = {
+	.owner = THIS_MODULE,
+	.open = bind_open,
+	.read = seq_read,
+	.write = bind_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static ssize_t inject_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *ppos)
 {
@@ -404,6 +464,8 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 		debugfs_create_file("workload", 0600, ktrepl_dir, NULL,
 				    &workload_fops);
 	}
+	if (prov->bind_ctl)
+		debugfs_create_file("bind", 0600, ktrepl_dir, NULL, &bind_fops);
 	if (prov->inject)
 		debugfs_create_file("inject", 0200, ktrepl_dir, NULL,
 				    &inject_fops);

@@ -18,6 +18,7 @@ enum ktrepl_activation {
 	KTREPL_ACT_INACTIVE,	/* replicas built, no CPU runs on them */
 	KTREPL_ACT_WORKLOAD,	/* selected kernel threads run on them */
 	KTREPL_ACT_PERCPU,	/* every CPU runs on its node's set */
+	KTREPL_ACT_MM,		/* node-bound processes run on their set */
 };
 
 struct ktrepl_region {
@@ -46,6 +47,18 @@ enum ktrepl_workload_mode {
 	KTREPL_WORKLOAD_STOP,
 	KTREPL_WORKLOAD_NODE,	/* each node's worker on its node's tables */
 	KTREPL_WORKLOAD_MASTER,	/* the same workers on the master's tables */
+};
+
+/* a process whose mm runs on a node's set (activation "mm") */
+struct ktrepl_bound_record {
+	pid_t pid;
+	char comm[16];
+	int node;		/* whose set: a node with memory */
+	bool manual;		/* bound through the bind file */
+	phys_addr_t mm_pgd_pa;	/* the mm's top-level table */
+	phys_addr_t root_pa;	/* the set's root */
+	u64 entry;		/* the mm's image entry, as read now */
+	u64 since_ns;		/* local_clock() once every CPU saw it */
 };
 
 struct ktrepl_task_record {
@@ -206,6 +219,18 @@ struct ktrepl_provider {
 	 * Context: process; sleeps. Returns -ENODEV while unloading.
 	 */
 	int (*workload_ctl)(enum ktrepl_workload_mode mode);
+	/**
+	 * @bound: optional (activation "mm"); the bound processes, at most
+	 * max. Context: process; may sleep.
+	 */
+	int (*bound)(struct ktrepl_bound_record *recs, int max);
+	/**
+	 * @bind_ctl: bind pid to nid's set (-1: unbind), or with set_auto
+	 * >= 0 switch automatic binding. Context: process; sleeps.
+	 */
+	int (*bind_ctl)(pid_t pid, int nid, int set_auto);
+	/** @bind_auto: automatic binding on. Context: any. */
+	bool (*bind_auto)(void);
 	/** @workload_mode: the workload's mode. Context: any. */
 	enum ktrepl_workload_mode (*workload_mode)(void);
 	/**

@@ -196,5 +196,6 @@ const struct ktr_arch ktr_arch = {
 	.patch_symbol = "__text_poke",
 	.patch_args = x86_patch_args,
 	.can_activate = true,
+	.mm = &ktr_mm_x86,
 	.protect_alias = x86_protect_alias,
 };

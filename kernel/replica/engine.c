@@ -26,7 +26,7 @@ MODULE_PARM_DESC(bench, "also time a plain memcpy of the replicated bytes at loa
 
 static char *activation;
 module_param(activation, charp, 0400);
-MODULE_PARM_DESC(activation, "who runs on the replicas: percpu (arm64 default), workload (x86_64 default) or inactive");
+MODULE_PARM_DESC(activation, "who runs on the replicas: percpu (arm64 default), mm (x86_64 default), workload or inactive");
 
 struct ktr_engine ktr = { .master_nid = NUMA_NO_NODE, .activation_reason = "" };
 
@@ -35,6 +35,7 @@ static int requested_activation(enum ktrepl_activation *act)
 {
 	if (!activation || !*activation)
 		*act = ktr_arch.percpu_start ? KTREPL_ACT_PERCPU :
+		       ktr_arch.mm ? KTREPL_ACT_MM :
 		       ktr_arch.can_activate ? KTREPL_ACT_WORKLOAD :
 					       KTREPL_ACT_INACTIVE;
 	else if (!strcmp(activation, "percpu"))
@@ -43,10 +44,14 @@ static int requested_activation(enum ktrepl_activation *act)
 		*act = KTREPL_ACT_WORKLOAD;
 	else if (!strcmp(activation, "inactive"))
 		*act = KTREPL_ACT_INACTIVE;
+	else if (!strcmp(activation, "mm"))
+		*act = KTREPL_ACT_MM;
 	else
 		return -EINVAL;
 	if (*act == KTREPL_ACT_PERCPU && !ktr_arch.percpu_start)
 		return -EOPNOTSUPP;
+	if (*act == KTREPL_ACT_MM && !ktr_arch.mm)
+		return -EINVAL;
 	if (*act == KTREPL_ACT_WORKLOAD && !ktr_arch.can_activate)
 		return -EOPNOTSUPP;
 	return 0;
@@ -236,6 +241,24 @@ static void start_percpu(void)
 	ktr.activation_reason = why;
 }
 
+/* mm: node-confined processes onto their sets, from now on */
+static void start_mm(void)
+{
+	const char *why;
+
+	if (ktr.activation != KTREPL_ACT_MM)
+		return;
+	why = ktr_arch.mm->start();
+	if (!why) {
+		ktr_provider.bound = ktr_arch.mm->bound;
+		ktr_provider.bind_ctl = ktr_arch.mm->bind_ctl;
+		ktr_provider.bind_auto = ktr_arch.mm->auto_on;
+		return;
+	}
+	ktr.activation = KTREPL_ACT_INACTIVE;
+	ktr.activation_reason = why;
+}
+
 /* Replicas, hooks, copies and tables, with the time each step took. */
 static int replicate(void)
 {
@@ -276,6 +299,7 @@ static int replicate(void)
 	if (ret)
 		return ret;
 	start_percpu();
+	start_mm();
 	ktr_provider.hook_ns = hook_ns;
 	/* building the replicas and tables, without hooking the patcher */
 	ktr_provider.replicate_ns = ktime_get_ns() - start - hook_ns -
@@ -313,6 +337,8 @@ int ktr_engine_init(void)
 			ktr.activation_reason);
 	else if (ktr.activation == KTREPL_ACT_PERCPU)
 		pr_info("activation=percpu: every CPU runs on its node's tables\n");
+	else if (ktr.activation == KTREPL_ACT_MM)
+		pr_info("activation=mm: node-bound processes run on their node's tables\n");
 	ktr_provider.allocations = ktr.alloc_calls;
 	ktr_provider.load_ns = ktime_get_ns() - start;
 	if (fault_inject)
@@ -334,6 +360,9 @@ void ktr_engine_stop(void)
 	/* every CPU off the node roots before their tables may change */
 	if (ktr.activation == KTREPL_ACT_PERCPU)
 		ktr_arch.percpu_stop();
+	/* and every mm, before the sets they point at may go */
+	if (ktr_arch.mm)
+		ktr_arch.mm->stop();
 	ktr_fresh_stop();
 	ktr_workload_stop();
 	ktr_patch_stop();

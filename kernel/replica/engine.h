@@ -160,6 +160,7 @@ struct ktr_arch {
 				u64 *switch_ns);
 	int (*pm_revert)(int cpu);		/* fault injection */
 	bool can_activate;
+	const struct ktr_mm_ops *mm;	/* activation "mm", or NULL */
 	/*
 	 * Make the direct-map alias of numpages pages at addr read-only (or
 	 * writable again), so that no executed replica has a writable alias.
@@ -285,6 +286,18 @@ void ktr_workload_free(void);
 int ktr_workload_ctl(enum ktrepl_workload_mode mode);
 enum ktrepl_workload_mode ktr_workload_mode(void);
 int ktr_tasks(struct ktrepl_task_record *recs, int max);
+
+/* activation "mm" (x86_64: mm_x86.c), through ktr_arch.mm */
+struct ktr_mm_ops {
+	const char *(*start)(void);	/* NULL, or why not */
+	void (*stop)(void);		/* every mm back on the master */
+	int (*bound)(struct ktrepl_bound_record *recs, int max);
+	int (*bind_ctl)(pid_t pid, int nid, int set_auto);
+	int (*inject)(pid_t pid, int nid);
+	bool (*auto_on)(void);
+	void (*counters)(u64 *binds, u64 *unbinds);
+};
+extern const struct ktr_mm_ops ktr_mm_x86;
 unsigned long ktr_master_probe(void);
 
 /* percpu_arm64.c, through ktr_arch */

@@ -10,6 +10,7 @@
  *   pgd node=N
  *   stale node=N [level=L]
  *   pm_revert node=N
+ *   mm pid=P node=N
  *
  * Context: process (a debugfs write), on a kernel the test keeps quiet.
  */
@@ -25,34 +26,35 @@
 
 enum inject_verb {
 	V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD, V_STALE,
-	V_PM_REVERT,
+	V_PM_REVERT, V_MM,
 };
 
 static const char *const verbs[] = {
 	[V_FLIP] = "flip",	   [V_RETVAL] = "retval", [V_TRAP] = "trap",
 	[V_REMAP] = "remap",	   [V_WRITABLE] = "writable",
 	[V_PGD] = "pgd",	   [V_STALE] = "stale",
-	[V_PM_REVERT] = "pm_revert",
+	[V_PM_REVERT] = "pm_revert", [V_MM] = "mm",
 };
 
 enum {
 	OPT_NODE, OPT_SYM, OPT_OFF, OPT_VA, OPT_TO, OPT_VALUE, OPT_LEVEL,
-	OPT_ERR,
+	OPT_PID, OPT_ERR,
 };
 
 static const match_table_t inject_opts = {
 	{ OPT_NODE, "node=%s" },   { OPT_SYM, "sym=%s" },
 	{ OPT_OFF, "off=%s" },	   { OPT_VA, "va=%s" },
 	{ OPT_TO, "to=%s" },	   { OPT_VALUE, "value=%s" },
-	{ OPT_LEVEL, "level=%s" }, { OPT_ERR, NULL },
+	{ OPT_LEVEL, "level=%s" }, { OPT_PID, "pid=%s" },
+	{ OPT_ERR, NULL },
 };
 
 struct inject_cmd {
 	int verb;
-	unsigned long node, to, value, va, level;
+	unsigned long node, to, value, va, level, pid;
 	long off;
 	char sym[KSYM_NAME_LEN];
-	bool has_node, has_to, has_value, has_va, has_level;
+	bool has_node, has_to, has_value, has_va, has_level, has_pid;
 };
 
 static int parse_ulong(substring_t *arg, unsigned long *val, bool *seen)
@@ -86,6 +88,8 @@ static int parse_option(struct inject_cmd *cmd, char *p)
 		return parse_ulong(&args[0], &cmd->va, &cmd->has_va);
 	case OPT_LEVEL:
 		return parse_ulong(&args[0], &cmd->level, &cmd->has_level);
+	case OPT_PID:
+		return parse_ulong(&args[0], &cmd->pid, &cmd->has_pid);
 	case OPT_SYM:
 		return match_strlcpy(cmd->sym, &args[0], sizeof(cmd->sym)) <
 			       sizeof(cmd->sym) ? 0 : -EINVAL;
@@ -105,7 +109,8 @@ static int parse_option(struct inject_cmd *cmd, char *p)
 /* verbs about a node's tables or CPUs, not one address */
 static bool node_wide(int verb)
 {
-	return verb == V_PGD || verb == V_STALE || verb == V_PM_REVERT;
+	return verb == V_PGD || verb == V_STALE || verb == V_PM_REVERT ||
+	       verb == V_MM;
 }
 
 static int parse_command(char *buf, struct inject_cmd *cmd)
@@ -288,6 +293,10 @@ int ktr_inject(const char *text)
 					cmd.has_level ? cmd.level : -1);
 	case V_PM_REVERT:
 		return pm_revert(cmd.node);
+	case V_MM:
+		if (!cmd.has_pid || ktr.activation != KTREPL_ACT_MM)
+			return -EINVAL;
+		return ktr_arch.mm->inject(cmd.pid, cmd.node);
 	}
 	return -EINVAL;
 }

@@ -2,7 +2,7 @@
 # What tests/unit reads instead of a guest: the debugfs files and the
 # vmcore descriptor of one real load, taken at the same moment.
 . /lib.sh
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 check "workload starts" sh -c "echo start > $D/workload"
 sleep 1
 for f in abi summary replicas pgds patches tasks workload; do

@@ -8,7 +8,8 @@ master=$(head -n1 $S | kv master_node)
 kpa=$(awk -F'[- :]+' '/Kernel code/ {print $2; exit}' /proc/iomem)
 check "master node $master holds the kernel code (sysfs memory blocks)" \
 	test "$(pa_node $((0x$kpa)))" = "$master"
-check "activation is workload" test "$(head -n1 $S | kv activation)" = workload
+check "activation is mm (the x86_64 default)" \
+	test "$(head -n1 $S | kv activation)" = mm
 
 set -- $(replicas_on_their_nodes)
 check "every replica extent ($2) lies on its node's memory" \

@@ -10,7 +10,7 @@ ROUNDS=${ROUNDS:-5}
 mount -t tracefs nodev $T 2>/dev/null
 now() { cut -d. -f1 /proc/uptime; }
 if [ "$MODE" = module ]; then
-	check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+	check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 	check "workers start on node tables" sh -c "echo start > $D/workload"
 	sleep 1
 	emit before cat $D/tasks

@@ -3,7 +3,7 @@
 # only CR3) proves it: a replica-only change is seen on that node alone.
 . /lib.sh
 check "insmod ktrepl.ko fault_inject=1 propagate=0" \
-	insmod /lib/modules/ktrepl.ko fault_inject=1 propagate=0
+	insmod /lib/modules/ktrepl.ko activation=workload fault_inject=1 propagate=0
 check "writing 'start' to workload succeeds" sh -c "echo start > $D/workload"
 sleep 3
 emit tasks1 cat $D/tasks

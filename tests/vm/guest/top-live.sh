@@ -66,7 +66,7 @@ ktrepl-top -j -n 8 -d 0.5 >/tmp/attach.json 2>/tmp/attach.err &
 pid=$!
 # its first frame is out before the module comes (startup is slow in TCG)
 first_frame /tmp/attach.json
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 echo start > $D/workload
 wait $pid
 check "ktrepl-top that saw the module arrive exits 0" [ $? = 0 ]

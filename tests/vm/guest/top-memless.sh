@@ -2,7 +2,7 @@
 # ktrepl-top on a topology with a memoryless node: its CPUs run on their
 # nearest memory node's replica, and that is what counts as local.
 . /lib.sh
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 emit summary cat $D/summary
 M=$(head -n1 $D/summary | kv master_node)
 MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)

@@ -4,7 +4,7 @@
 mkdir -p /dev/pts
 mount -t devpts devpts /dev/pts
 export TERM=xterm HOME=/root LANG=C.UTF-8
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 echo "set -g default-terminal screen" > /root/.tmux.conf
 echo start > $D/workload
 # as in the batch test, the tool's own kernel work stays on the master node

@@ -44,6 +44,9 @@ int kt_target_open_dump(struct kt_target *t, struct kt_state *st,
 int kt_read_master(struct kt_target *t, uint64_t va, void *buf,
 		   uint64_t len, struct kt_err *err);
 
+/* x86_64 __START_KERNEL_map: the image entry a bound mm points at a set */
+#define KT_KERNEL_IMAGE_VA 0xffffffff80000000ULL
+
 #define KT_DIFF_SHOW 32
 #define KT_DIFF_CONTEXT 8
 
@@ -114,6 +117,7 @@ enum kt_violation_kind {
 	KT_V_CPU_ROOT,		/* a CPU runs on another node's tables */
 	KT_V_TASK_ROOT,		/* a replica task runs on the wrong tables */
 	KT_V_STALE_TABLE,	/* a lower node table entry missed an update */
+	KT_V_MM_ENTRY,		/* a bound process's mm is not on its set */
 	KT_V_NR
 };
 

@@ -55,13 +55,14 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 			    st->nodes[i].root_pa)
 				loc->node_root_pa[st->nodes[i].nid] =
 					st->nodes[i].root_pa;
-	} else if (st->activation == KT_ACT_WORKLOAD) {
+	} else if (st->activation == KT_ACT_WORKLOAD ||
+		   st->activation == KT_ACT_MM) {
 		loc->rule = KT_RULE_WORKLOAD;
 	} else {
 		loc->rule = KT_RULE_MASTER;
 	}
-	if (st->nr_tasks) {
-		w = calloc(st->nr_tasks, sizeof(*w));
+	if (st->nr_tasks + st->nr_bound) {
+		w = calloc(st->nr_tasks + st->nr_bound, sizeof(*w));
 		if (!w)
 			return kt_err_set(err, ENOMEM, "out of memory");
 	}
@@ -71,9 +72,17 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 			.root_pa = st->tasks[i].expected_root_pa,
 			.since_ns = st->tasks[i].since_ns,
 		};
+	/* a bound process: every thread of it, once the binding settled */
+	for (i = 0; i < st->nr_bound; i++)
+		w[st->nr_tasks + i] = (struct kt_loc_worker){
+			.tid = st->bound[i].pid,
+			.by_pid = true,
+			.root_pa = st->bound[i].root_pa,
+			.since_ns = st->bound[i].since_ns,
+		};
 	free(loc->workers);
 	loc->workers = w;
-	loc->nr_workers = st->nr_tasks;
+	loc->nr_workers = st->nr_tasks + st->nr_bound;
 	return 0;
 }
 
@@ -143,7 +152,8 @@ uint64_t kt_loc_root(const struct kt_locality *loc, const struct kt_sample *s)
 		return node >= 0 ? loc->node_root_pa[node] : loc->master_root_pa;
 	case KT_RULE_WORKLOAD:
 		for (i = 0; i < loc->nr_workers; i++)
-			if (loc->workers[i].tid == s->tid &&
+			if ((loc->workers[i].by_pid ? s->pid : s->tid) ==
+				    loc->workers[i].tid &&
 			    s->time >= loc->workers[i].since_ns)
 				return loc->workers[i].root_pa;
 		return loc->master_root_pa;

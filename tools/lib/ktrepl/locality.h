@@ -69,12 +69,15 @@ struct kt_text_range {
 /* Which root a sample ran on. */
 enum kt_loc_rule {
 	KT_RULE_MASTER,		/* no replication: everything on the master */
-	KT_RULE_WORKLOAD,	/* listed workers on their root, the rest master */
+	KT_RULE_WORKLOAD,	/* listed workers (and bound processes) on their
+				 * root, the rest master */
 	KT_RULE_PERCPU,		/* each CPU on its node's root */
 };
 
+/* a task (or, by_pid, a whole process) on its own root from since_ns */
 struct kt_loc_worker {
 	uint32_t tid;
+	bool by_pid;
 	uint64_t root_pa;
 	uint64_t since_ns;
 };

@@ -297,6 +297,11 @@ static void violation_text(FILE *fp, const struct kt_state *st,
 		fprintf(fp, "%s: pid %d for node %d runs on root 0x%" PRIx64 ", not its node's 0x%" PRIx64,
 			name, v->cpu, v->node, v->got, v->want);
 		break;
+	case KT_V_MM_ENTRY:
+		fprintf(fp, "%s: pid %d bound to node %d has image entry %u = 0x%" PRIx64 " (pa 0x%" PRIx64 "), not its set's 0x%" PRIx64,
+			name, v->cpu, v->node, v->index, v->got, v->pa,
+			v->want);
+		break;
 	default:
 		fprintf(fp, "%s", name);
 	}
@@ -314,7 +319,7 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 			jsonw_int_field(jw, "node", v->node);
 		if (v->kind == KT_V_CPU_ROOT)
 			jsonw_int_field(jw, "cpu", v->cpu);
-		if (v->kind == KT_V_TASK_ROOT)
+		if (v->kind == KT_V_TASK_ROOT || v->kind == KT_V_MM_ENTRY)
 			jsonw_int_field(jw, "pid", v->cpu);
 		if (v->kind == KT_V_BYTES) {
 			diff_fields(jw, st, v->diff);
@@ -329,10 +334,11 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 		}
 		if (v->kind == KT_V_STALE_TABLE)
 			jsonw_int_field(jw, "level", v->level);
-		if (v->kind == KT_V_ROOT || v->kind == KT_V_STALE_TABLE)
+		if (v->kind == KT_V_ROOT || v->kind == KT_V_STALE_TABLE ||
+		    v->kind == KT_V_MM_ENTRY)
 			jsonw_uint_field(jw, "index", v->index);
 		if (v->kind == KT_V_ROOT || v->kind == KT_V_STALE_TABLE ||
-		    v->kind == KT_V_CPU_ROOT ||
+		    v->kind == KT_V_CPU_ROOT || v->kind == KT_V_MM_ENTRY ||
 		    v->kind == KT_V_TASK_ROOT) {
 			jsonw_hex_field(jw, "got", v->got);
 			jsonw_hex_field(jw, "want", v->want);

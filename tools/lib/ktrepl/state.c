@@ -135,6 +135,7 @@ static const char *const activation_names[KT_ACT_NR] = {
 	[KT_ACT_INACTIVE] = "inactive",
 	[KT_ACT_WORKLOAD] = "workload",
 	[KT_ACT_PERCPU] = "percpu",
+	[KT_ACT_MM] = "mm",
 	[KT_ACT_GONE] = "gone",
 };
 
@@ -431,6 +432,28 @@ static int tasks_line(struct kt_state *st, const char *line,
 	return 0;
 }
 
+static int bind_line(struct kt_state *st, const char *line,
+		     struct file_ctx *fc)
+{
+	struct kt_bound_state *b;
+	char how[8] = "";
+
+	if (grow((void **)&st->bound, st->nr_bound, sizeof(*b), fc->err))
+		return -ENOMEM;
+	b = &st->bound[st->nr_bound];
+	memset(b, 0, sizeof(*b));
+	if (kt_kv_int(line, "pid", &b->pid) || kt_kv_int(line, "node", &b->node) ||
+	    kt_kv_u64(line, "mm_pgd_pa", &b->mm_pgd_pa) ||
+	    kt_kv_u64(line, "root_pa", &b->root_pa) ||
+	    kt_kv_u64(line, "since_ns", &b->since_ns))
+		return bad_record(fc, "bind record lacks pid, node, mm_pgd_pa, root_pa or since_ns");
+	kt_kv_str(line, "comm", b->comm, sizeof(b->comm));
+	kt_kv_str(line, "how", how, sizeof(how));
+	b->manual = !strcmp(how, "manual");
+	st->nr_bound++;
+	return 0;
+}
+
 static int abi_line(struct kt_state *st, const char *line, struct file_ctx *fc)
 {
 	char *end;
@@ -486,6 +509,8 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 		ret = for_each_line(st, dir, "pgds", false, pgds_line, err);
 	if (!ret)
 		ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "bind", false, bind_line, err);
 	if (ret)
 		kt_state_free(st);
 	return ret;
@@ -494,10 +519,18 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 static int load_tasks(struct kt_state *st, const char *dir,
 		      struct kt_err *err)
 {
+	int ret;
+
 	free(st->tasks);
 	st->tasks = NULL;
 	st->nr_tasks = 0;
-	return for_each_line(st, dir, "tasks", false, tasks_line, err);
+	free(st->bound);
+	st->bound = NULL;
+	st->nr_bound = 0;
+	ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "bind", false, bind_line, err);
+	return ret;
 }
 
 int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
@@ -526,10 +559,12 @@ void kt_state_free(struct kt_state *st)
 	free(st->extents);
 	free(st->cpus);
 	free(st->tasks);
+	free(st->bound);
 	st->extents = NULL;
 	st->cpus = NULL;
 	st->tasks = NULL;
-	st->nr_extents = st->nr_cpus = st->nr_tasks = 0;
+	st->bound = NULL;
+	st->nr_extents = st->nr_cpus = st->nr_tasks = st->nr_bound = 0;
 }
 
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid)

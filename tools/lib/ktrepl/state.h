@@ -31,6 +31,7 @@ enum kt_activation {
 	KT_ACT_INACTIVE,	/* built; no CPU runs on them */
 	KT_ACT_WORKLOAD,	/* ktrepl's worker threads do */
 	KT_ACT_PERCPU,		/* every CPU runs on its node's set */
+	KT_ACT_MM,		/* node-bound processes run on their set */
 	KT_ACT_GONE,		/* the module went away while a tool ran */
 	KT_ACT_NR
 };
@@ -94,6 +95,17 @@ struct kt_task_state {
 	char tables[8];		/* node, or master */
 };
 
+/* a process whose mm runs on a node's set (activation mm; "bind") */
+struct kt_bound_state {
+	int pid;
+	char comm[16];
+	int node;
+	bool manual;
+	uint64_t mm_pgd_pa;
+	uint64_t root_pa;	/* the set's root */
+	uint64_t since_ns;	/* perf clock: on root_pa's set from then */
+};
+
 /*
  * Everything known about one kernel's replication, whatever it was read
  * from (the debugfs files of a live kernel, or the descriptor in a
@@ -127,6 +139,8 @@ struct kt_state {
 	size_t nr_cpus;
 	struct kt_task_state *tasks;
 	size_t nr_tasks;
+	struct kt_bound_state *bound;
+	size_t nr_bound;
 };
 
 /*

@@ -23,6 +23,7 @@ const char *const kt_violation_names[KT_V_NR] = {
 	[KT_V_CPU_ROOT] = "cpu-root",
 	[KT_V_TASK_ROOT] = "task-root",
 	[KT_V_STALE_TABLE] = "stale-table",
+	[KT_V_MM_ENTRY] = "mm-entry",
 };
 
 struct verify_run {
@@ -260,6 +261,40 @@ static int check_root(struct verify_run *vr, const struct kt_node_state *n,
 			      0, err);
 }
 
+/*
+ * A bound process's mm must hold its set's top-level entry over the
+ * kernel image. A process that exited since the list was read has had
+ * its entry put back on the master's: that is not a violation.
+ */
+static int check_bound(struct verify_run *vr, const struct kt_bound_state *b,
+		       struct kt_err *err)
+{
+	const struct kt_pt_geometry *g = &vr->t->geo;
+	unsigned int slot = (KT_KERNEL_IMAGE_VA >> g->shift[0]) &
+			    ((1U << g->bits[0]) - 1);
+	uint64_t master, want, got;
+	struct kt_violation v = {
+		.kind = KT_V_MM_ENTRY,
+		.node = b->node,
+		.cpu = b->pid,
+		.index = slot,
+		.pa = b->mm_pgd_pa + slot * 8,
+	};
+
+	if (kt_memsrc_read_phys(vr->t->src, b->root_pa + slot * 8, &want,
+				sizeof(want), err) ||
+	    kt_memsrc_read_phys(vr->t->src, v.pa, &got, sizeof(got), err) ||
+	    kt_memsrc_read_phys(vr->t->src,
+				vr->t->st->master_root_pa + slot * 8, &master,
+				sizeof(master), err))
+		return -err->code;
+	if (got == want || got == master)
+		return 0;
+	v.got = got;
+	v.want = want;
+	return report(vr, &v);
+}
+
 /* check 5: who runs on which tables */
 static int check_tables_in_use(struct verify_run *vr, struct kt_err *err)
 {
@@ -282,6 +317,8 @@ static int check_tables_in_use(struct verify_run *vr, struct kt_err *err)
 				ret = report(vr, &v);
 		}
 	}
+	for (i = 0; i < st->nr_bound && !ret; i++)
+		ret = check_bound(vr, &st->bound[i], err);
 	for (i = 0; i < st->nr_tasks && !ret; i++) {
 		struct kt_violation v = {
 			.kind = KT_V_TASK_ROOT,

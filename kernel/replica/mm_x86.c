@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Activation "mm" (x86_64): node-bound processes run on their node's set.
+ *
+ * CR3 is per mm, shared by the mm's threads on every node, so a module
+ * cannot move a whole CPU. It can move a process: a process whose
+ * threads are all allowed only on one node's CPUs gets its mm's
+ * kernel-image entry (the top-level entry over __START_KERNEL_map, which
+ * pgd_ctor() copied from swapper_pg_dir) pointed at that node's set, or
+ * at its memory node's. Every copy holds the same bytes, so correctness
+ * never depends on the binding: a process that wanders is only remote.
+ *
+ * Global TLB entries survive a CR3 switch: a bound process would go on
+ * fetching the master's text through entries other processes left. While
+ * this mode is on, the text and rodata leaf entries of the master and of
+ * every set are non-global, so each mm's translations are its own (per
+ * PCID, or dropped at each switch without PCID). Restored at stop.
+ *
+ * A scan every scan_period_ms binds and unbinds; fork and exec kick it at
+ * once. The bind file binds by hand. A bound mm is held with mmgrab(), so
+ * its pgd outlives the process until it is unbound here.
+ *
+ * Context: process (the scan work, the bind file, load and unload), under
+ * bind_lock; the tracepoint probes only queue the scan.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+#include <asm/tlbflush.h>
+
+#include "engine.h"
+
+static unsigned int scan_period_ms = 250;
+module_param(scan_period_ms, uint, 0600);
+MODULE_PARM_DESC(scan_period_ms, "x86_64 activation=mm: look for node-confined processes this often (ms)");
+
+struct ktr_bound {
+	struct list_head list;
+	pid_t pid;		/* the thread group */
+	struct mm_struct *mm;	/* mmgrab()ed */
+	int node;		/* whose set: a node with memory */
+	bool manual;
+	bool excluded;		/* unbound by hand: auto leaves it alone */
+	bool seen;		/* by the current scan */
+	u64 since;		/* local_clock() once its CPUs may use it */
+	char comm[TASK_COMM_LEN];
+};
+
+static DEFINE_MUTEX(bind_lock);
+static LIST_HEAD(bound_list);
+static bool auto_bind = true;
+static bool mm_on;		/* under bind_lock */
+static int kernel_slot;		/* the top-level index of the image */
+static atomic64_t nr_binds, nr_unbinds;
+
+static void scan_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(scan_work, scan_fn);
+
+/* one leaf entry made non-global, to be made global again at stop */
+struct ktr_nonglobal {
+	u64 *entry;
+	u64 orig;
+};
+static struct ktr_nonglobal *nonglobal;
+static int nr_nonglobal;
+
+static u64 set_entry(int nid)
+{
+	const struct ktr_node *n = &ktr.nodes[ktr.nodes[nid].memory_nid];
+	u64 *root = n->root ? n->root : ktr.master_root;
+
+	return READ_ONCE(root[kernel_slot]);
+}
+
+static phys_addr_t set_root_pa(int nid)
+{
+	const struct ktr_node *n = &ktr.nodes[ktr.nodes[nid].memory_nid];
+
+	return __pa(n->root ? n->root : ktr.master_root);
+}
+
+static u64 *mm_slot(struct mm_struct *mm)
+{
+	return (u64 *)mm->pgd + kernel_slot;
+}
+
+static void flush_everything(void *unused)
+{
+	__flush_tlb_all();	/* every PCID, global entries too */
+}
+
+/* the node whose CPUs alone the whole thread group may run on, or -1 */
+static int confined_node(struct task_struct *p)
+{
+	struct task_struct *t;
+	int nid = NUMA_NO_NODE;
+
+	for_each_thread(p, t) {
+		int cpu = cpumask_first(t->cpus_ptr);
+
+		if (cpu >= nr_cpu_ids)
+			return NUMA_NO_NODE;
+		if (nid == NUMA_NO_NODE)
+			nid = cpu_to_node(cpu);
+		if (!cpumask_subset(t->cpus_ptr, cpumask_of_node(nid)))
+			return NUMA_NO_NODE;
+	}
+	return nid;
+}
+
+static struct ktr_bound *find_bound(pid_t pid)
+{
+	struct ktr_bound *b;
+
+	list_for_each_entry(b, &bound_list, list)
+		if (b->pid == pid)
+			return b;
+	return NULL;
+}
+
+/* Point mm's image entry at nid's set (or the master's); no flush here. */
+static void point_mm(struct mm_struct *mm, int nid)
+{
+	u64 val = nid == NUMA_NO_NODE ? READ_ONCE(ktr.master_root[kernel_slot]) :
+					 set_entry(nid);
+
+	WRITE_ONCE(*mm_slot(mm), val);
+}
+
+static void drop_bound(struct ktr_bound *b)
+{
+	if (b->mm) {
+		point_mm(b->mm, NUMA_NO_NODE);
+		mmdrop(b->mm);
+		atomic64_inc(&nr_unbinds);
+	}
+	list_del(&b->list);
+	kfree(b);
+}
+
+/*
+ * Bind task p's mm to nid. Returns true when its entry changed: the
+ * caller flushes so that the process leaves the old copy at once. An
+ * entry a fork or exec probe already set needs no flush.
+ */
+static bool bind_task(struct task_struct *p, int nid, bool manual)
+{
+	struct ktr_bound *b = find_bound(p->tgid);
+	struct mm_struct *mm = get_task_mm(p);
+	bool changed = false;
+
+	if (!mm)
+		return false;
+	if (!b) {
+		b = kzalloc(sizeof(*b), GFP_KERNEL);
+		if (!b)
+			goto out;
+		b->pid = p->tgid;
+		list_add_tail(&b->list, &bound_list);
+	}
+	b->seen = true;
+	b->manual = manual;
+	b->excluded = false;
+	get_task_comm(b->comm, p);
+	if (b->mm != mm || b->node != ktr.nodes[nid].memory_nid) {
+		if (b->mm && b->mm != mm) {
+			point_mm(b->mm, NUMA_NO_NODE);	/* exec left it */
+			mmdrop(b->mm);
+			b->mm = NULL;
+		}
+		if (!b->mm) {
+			mmgrab(mm);
+			b->mm = mm;
+		}
+		b->node = ktr.nodes[nid].memory_nid;
+		changed = READ_ONCE(*mm_slot(mm)) != set_entry(nid);
+		point_mm(mm, nid);
+		b->since = changed ? 0 : local_clock();
+		atomic64_inc(&nr_binds);
+	}
+out:
+	mmput(mm);
+	return changed;
+}
+
+/* an mm on a set that no binding accounts for goes back on the master */
+static void unpoint_task(struct task_struct *p)
+{
+	struct mm_struct *mm = get_task_mm(p);
+
+	if (!mm)
+		return;
+	if (READ_ONCE(*mm_slot(mm)) != READ_ONCE(ktr.master_root[kernel_slot]))
+		point_mm(mm, NUMA_NO_NODE);
+	mmput(mm);
+}
+
+static void mark_since(void)
+{
+	struct ktr_bound *b;
+	u64 now = local_clock();
+
+	list_for_each_entry(b, &bound_list, list)
+		if (b->mm && !b->since)
+			b->since = now;
+}
+
+/* After entries changed: no CPU may keep a translation of the old ones. */
+static void settle(bool changed)
+{
+	if (!changed)
+		return;
+	on_each_cpu(flush_everything, NULL, 1);
+	mark_since();
+	ktr_notify_changed(true);
+}
+
+/* the live thread group pid (global namespace), referenced, or NULL */
+static struct task_struct *get_group(pid_t pid)
+{
+	struct task_struct *p;
+
+	rcu_read_lock();
+	p = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_TGID);
+	if (p && (p->flags & PF_KTHREAD))
+		p = NULL;
+	if (p)
+		get_task_struct(p);
+	rcu_read_unlock();
+	return p;
+}
+
+/* a binding made by hand holds until the process exits, across exec */
+static bool keep_by_hand(struct ktr_bound *b)
+{
+	struct task_struct *p = get_group(b->pid);
+	bool changed = false;
+
+	if (!p || !p->mm) {
+		drop_bound(b);
+		changed = true;
+	} else if (b->manual && READ_ONCE(p->mm) != b->mm) {
+		changed = bind_task(p, b->node, true);
+	}
+	if (p)
+		put_task_struct(p);
+	return changed;
+}
+
+/* every user process, referenced, with the node it is confined to */
+static int gather(struct task_struct ***tasks, int **nodes)
+{
+	struct task_struct *p;
+	int n = 0, cap = 64;
+
+	rcu_read_lock();
+	for_each_process(p)
+		cap++;
+	rcu_read_unlock();
+	*tasks = kvmalloc_array(cap, sizeof(**tasks), GFP_KERNEL);
+	*nodes = kvmalloc_array(cap, sizeof(**nodes), GFP_KERNEL);
+	if (!*tasks || !*nodes) {
+		kvfree(*tasks);
+		kvfree(*nodes);
+		return -ENOMEM;
+	}
+	rcu_read_lock();
+	for_each_process(p) {
+		if (n == cap)
+			break;
+		if ((p->flags & PF_KTHREAD) || !p->mm)
+			continue;
+		get_task_struct(p);
+		(*tasks)[n] = p;
+		(*nodes)[n++] = confined_node(p);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static void scan_locked(void)
+{
+	struct task_struct **tasks;
+	struct ktr_bound *b, *tmp;
+	bool changed = false;
+	int *nodes, n, i;
+
+	n = gather(&tasks, &nodes);
+	if (n < 0)
+		return;
+	list_for_each_entry(b, &bound_list, list)
+		b->seen = false;
+	for (i = 0; i < n; i++) {
+		b = find_bound(tasks[i]->tgid);
+		if (b && (b->manual || b->excluded))
+			b->seen = true;
+		else if (nodes[i] != NUMA_NO_NODE)
+			changed |= bind_task(tasks[i], nodes[i], false);
+		else if (!b)
+			unpoint_task(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+	/*
+	 * Gone, or no longer confined: back on the master. Any copy is a
+	 * correct one, so leaving needs no flush; unload flushes them all.
+	 */
+	list_for_each_entry_safe(b, tmp, &bound_list, list) {
+		if (b->manual || b->excluded)
+			changed |= keep_by_hand(b);
+		else if (!b->seen)
+			drop_bound(b);
+	}
+	kvfree(tasks);
+	kvfree(nodes);
+	settle(changed);
+}
+
+/* auto off: only the hand-made bindings are looked after */
+static bool prune_by_hand(void)
+{
+	struct ktr_bound *b, *tmp;
+	bool changed = false;
+
+	list_for_each_entry_safe(b, tmp, &bound_list, list) {
+		if (b->manual || b->excluded)
+			changed |= keep_by_hand(b);
+		else {
+			drop_bound(b);
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+static void scan_fn(struct work_struct *work)
+{
+	unsigned int period = READ_ONCE(scan_period_ms);
+
+	mutex_lock(&bind_lock);
+	if (!mm_on) {
+		mutex_unlock(&bind_lock);
+		return;
+	}
+	if (READ_ONCE(auto_bind))
+		scan_locked();
+	else
+		settle(prune_by_hand());
+	mutex_unlock(&bind_lock);
+	schedule_delayed_work(&scan_work, msecs_to_jiffies(max(period, 10U)));
+}
+
+/* the node one task's CPUs all belong to, or -1 */
+static int task_confined_node(struct task_struct *t)
+{
+	int cpu = cpumask_first(t->cpus_ptr);
+
+	if (cpu >= nr_cpu_ids ||
+	    !cpumask_subset(t->cpus_ptr, cpumask_of_node(cpu_to_node(cpu))))
+		return NUMA_NO_NODE;
+	return cpu_to_node(cpu);
+}
+
+/*
+ * fork: a confined child's new mm is pointed at its set before the
+ * child first runs (its first switch_mm() gets a fresh ASID, so nothing
+ * needs flushing); the scan then lists it. The final sweep at stop finds
+ * such an mm even if the scan never did. Context: the parent, in
+ * kernel_clone(), preemption off.
+ */
+static void probe_fork(void *data, struct task_struct *parent,
+		       struct task_struct *child)
+{
+	int nid;
+
+	if (!READ_ONCE(auto_bind) || !child->mm || child->mm == parent->mm)
+		return;
+	nid = task_confined_node(child);
+	if (nid == NUMA_NO_NODE)
+		return;
+	point_mm(child->mm, nid);
+	mod_delayed_work(system_wq, &scan_work, 0);
+}
+
+/*
+ * exec: the new mm is live on this CPU alone (de_thread() ended the
+ * others); point it and drop what this CPU cached of it since.
+ * Context: the task itself, after exec_mmap(), preemption off.
+ */
+static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		       struct linux_binprm *bprm)
+{
+	int nid;
+
+	if (!READ_ONCE(auto_bind) || !p->mm || p->mm != current->mm)
+		return;
+	nid = task_confined_node(p);
+	if (nid == NUMA_NO_NODE)
+		return;
+	point_mm(p->mm, nid);
+	__flush_tlb_all();
+	mod_delayed_work(system_wq, &scan_work, 0);
+}
+
+static struct tracepoint *tp_fork, *tp_exec;
+
+static void find_tracepoint(struct tracepoint *tp, void *unused)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		tp_exec = tp;
+}
+
+/*
+ * The master's and every set's text and rodata leaf entries lose
+ * _PAGE_GLOBAL; the master's originals are kept to be restored.
+ */
+static int make_text_nonglobal(void)
+{
+	int i, nid, cap = 0;
+
+	for (i = 0; i < ktr.nr_chunks; i++)
+		cap += ktr_chunk_size(&ktr.chunks[i]) >> PAGE_SHIFT;
+	nonglobal = kvcalloc(cap, sizeof(*nonglobal), GFP_KERNEL);
+	if (!nonglobal)
+		return -ENOMEM;
+	for (i = 0; i < ktr.nr_chunks; i++) {
+		const struct ktr_chunk *c = &ktr.chunks[i];
+		unsigned long va;
+
+		for (va = c->va; va < c->va + ktr_chunk_size(c);) {
+			int level;
+			u64 *e = ktr_walk(ktr.master_root, va, -1, &level);
+			u64 v = READ_ONCE(*e);
+			unsigned long step = ktr_level_size(level);
+
+			if (ktr_arch.present(v) && (v & _PAGE_GLOBAL) &&
+			    nr_nonglobal < cap) {
+				nonglobal[nr_nonglobal++] =
+					(struct ktr_nonglobal){ e, v };
+				WRITE_ONCE(*e, v & ~_PAGE_GLOBAL);
+			}
+			for_each_online_node(nid) {
+				u64 *root = ktr.nodes[nid].root;
+				u64 *ne;
+				int nl;
+
+				if (!root || !ktr.nodes[nid].own_replica)
+					continue;
+				ne = ktr_walk(root, va, -1, &nl);
+				if (ne != e && ktr_arch.present(*ne))
+					WRITE_ONCE(*ne, *ne & ~_PAGE_GLOBAL);
+			}
+			va = (va & ~(step - 1)) + step;
+		}
+	}
+	on_each_cpu(flush_everything, NULL, 1);
+	return 0;
+}
+
+static void restore_global(void)
+{
+	int i;
+
+	for (i = 0; i < nr_nonglobal; i++)
+		WRITE_ONCE(*nonglobal[i].entry, nonglobal[i].orig);
+	nr_nonglobal = 0;
+	kvfree(nonglobal);
+	nonglobal = NULL;
+}
+
+static const char *mm_start(void)
+{
+	int ret;
+
+	kernel_slot = pgd_index(__START_KERNEL_map);
+	for_each_kernel_tracepoint(find_tracepoint, NULL);
+	if (!tp_fork || !tp_exec)
+		return "no_fork_exec_tracepoints";
+	ret = make_text_nonglobal();
+	if (ret)
+		return "out_of_memory";
+	if (tracepoint_probe_register(tp_fork, probe_fork, NULL) ||
+	    tracepoint_probe_register(tp_exec, probe_exec, NULL)) {
+		tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
+		tracepoint_synchronize_unregister();
+		restore_global();
+		on_each_cpu(flush_everything, NULL, 1);
+		return "tracepoint_registration_failed";
+	}
+	mutex_lock(&bind_lock);
+	mm_on = true;
+	mutex_unlock(&bind_lock);
+	mod_delayed_work(system_wq, &scan_work, 0);
+	return NULL;
+}
+
+/*
+ * Every live mm a probe pointed at a set, listed or not, back on the
+ * master. task_lock() keeps a task's mm alive while it is set; no
+ * allocation, so unload cannot fail here.
+ */
+static void sweep(void)
+{
+	u64 master = READ_ONCE(ktr.master_root[kernel_slot]);
+	struct task_struct *p, *t;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		task_lock(t);
+		if (t->mm && READ_ONCE(*mm_slot(t->mm)) != master)
+			WRITE_ONCE(*mm_slot(t->mm), master);
+		task_unlock(t);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Every mm back on the master's entry and every CPU's TLB flushed before
+ * the sets may go: no mm, and no translation, can point at them after.
+ */
+static void mm_stop(void)
+{
+	struct ktr_bound *b, *tmp;
+
+	if (!tp_fork)
+		return;
+	mutex_lock(&bind_lock);
+	if (!mm_on) {
+		mutex_unlock(&bind_lock);
+		return;
+	}
+	mm_on = false;
+	mutex_unlock(&bind_lock);
+	tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
+	tracepoint_probe_unregister(tp_exec, probe_exec, NULL);
+	tracepoint_synchronize_unregister();
+	cancel_delayed_work_sync(&scan_work);
+	mutex_lock(&bind_lock);
+	list_for_each_entry_safe(b, tmp, &bound_list, list)
+		drop_bound(b);
+	sweep();
+	restore_global();
+	on_each_cpu(flush_everything, NULL, 1);
+	mutex_unlock(&bind_lock);
+	tp_fork = tp_exec = NULL;
+}
+
+static int mm_bound(struct ktrepl_bound_record *recs, int max)
+{
+	struct ktr_bound *b;
+	int n = 0;
+
+	mutex_lock(&bind_lock);
+	list_for_each_entry(b, &bound_list, list) {
+		if (!b->mm)
+			continue;
+		if (n == max)
+			break;
+		recs[n++] = (struct ktrepl_bound_record){
+			.pid = b->pid,
+			.node = b->node,
+			.manual = b->manual,
+			.mm_pgd_pa = __pa(b->mm->pgd),
+			.root_pa = set_root_pa(b->node),
+			.entry = READ_ONCE(*mm_slot(b->mm)),
+			.since_ns = b->since,
+		};
+		memcpy(recs[n - 1].comm, b->comm, sizeof(recs[n - 1].comm));
+	}
+	mutex_unlock(&bind_lock);
+	return n;
+}
+
+/* pid=P node=N (N = -1 unbinds), or auto=0|1 */
+static int mm_bind_ctl(pid_t pid, int nid, int set_auto)
+{
+	struct task_struct *p = NULL;
+	struct ktr_bound *b;
+	bool changed = false;
+	int ret = 0;
+
+	mutex_lock(&bind_lock);
+	if (!mm_on) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (set_auto >= 0) {
+		WRITE_ONCE(auto_bind, set_auto);
+		mod_delayed_work(system_wq, &scan_work, 0);
+		goto out;
+	}
+	p = get_group(pid);
+	if (!p || !p->mm) {
+		ret = -ESRCH;
+		goto put;
+	}
+	if (nid >= 0) {
+		if (nid >= nr_node_ids || !node_online(nid)) {
+			ret = -EINVAL;
+			goto put;
+		}
+		changed = bind_task(p, nid, true);
+	} else {
+		b = find_bound(p->tgid);
+		if (!b) {
+			b = kzalloc(sizeof(*b), GFP_KERNEL);
+			if (!b) {
+				ret = -ENOMEM;
+				goto put;
+			}
+			b->pid = p->tgid;
+			list_add_tail(&b->list, &bound_list);
+		}
+		if (b->mm) {
+			point_mm(b->mm, NUMA_NO_NODE);
+			mmdrop(b->mm);
+			b->mm = NULL;
+			atomic64_inc(&nr_unbinds);
+			changed = true;
+		}
+		b->manual = false;
+		b->excluded = true;
+	}
+put:
+	if (p)
+		put_task_struct(p);
+	settle(changed);
+out:
+	mutex_unlock(&bind_lock);
+	return ret;
+}
+
+/* fault injection: pid's mm on nid's set while the list says otherwise */
+static int mm_inject(pid_t pid, int nid)
+{
+	struct ktr_bound *b;
+	int ret = -ESRCH;
+
+	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
+		return -EINVAL;
+	mutex_lock(&bind_lock);
+	b = find_bound(pid);
+	if (b && b->mm) {
+		point_mm(b->mm, nid);
+		on_each_cpu(flush_everything, NULL, 1);
+		ret = 0;
+	}
+	mutex_unlock(&bind_lock);
+	return ret;
+}
+
+static bool mm_auto_on(void)
+{
+	return READ_ONCE(auto_bind);
+}
+
+static void mm_counters(u64 *binds, u64 *unbinds)
+{
+	*binds = atomic64_read(&nr_binds);
+	*unbinds = atomic64_read(&nr_unbinds);
+}
+
+const struct ktr_mm_ops ktr_mm_x86 = {
+	.start = mm_start,
+	.stop = mm_stop,
+	.bound = mm_bound,
+	.bind_ctl = mm_bind_ctl,
+	.inject = mm_inject,
+	.auto_on = mm_auto_on,
+	.counters = mm_counters,
+};

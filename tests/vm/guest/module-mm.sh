@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+# x86_64 activation=mm: processes confined to one node's CPUs run on that
+# node's set within a second, and leave it when they leave the node; the
+# binding follows fork and exec; the bind file binds by hand; verify
+# checks every bound mm; ktrepl-top sees their fetches local; and unload
+# puts every mm back while they run.
+. /lib.sh
+cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//')
+all=0-$(($(nproc) - 1))
+bound_line() { grep "^pid=$1 " $D/bind; }
+bound_node() { bound_line "$1" | kv node; }
+# wait_for SECONDS CMD...: CMD succeeds within SECONDS (polling 0.1 s)
+wait_for() {
+	_t=$(($1 * 10))
+	shift
+	while [ $_t -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	"$@"
+}
+# shell builtins only: all its kernel work is in its own mm, no fork
+spin='while :; do read x < /proc/self/stat; done'
+
+check "insmod ktrepl.ko (default activation)" \
+	insmod /lib/modules/ktrepl.ko fault_inject=1
+check "activation is mm" test "$(head -n1 $D/summary | kv activation)" = mm
+check "the bind file is there, root only" \
+	test "$(stat -c %a $D/bind)" = 600
+M=$(head -n1 $D/summary | kv master_node)
+echo "MASTER-NODE $M"
+emit paging echo "$(head -n1 $D/summary | kv paging_levels)"
+emit pti sh -c "dmesg | grep -i 'page tables isolation' || echo none"
+
+# one confined spinner per node, plus one that may run anywhere
+for n in $nodes; do
+	[ -n "$(cpus_of $n)" ] || continue
+	taskset -c "$(cpus_of $n)" sh -c "$spin" &
+	eval pid_$n=$!
+done
+for n in $nodes; do
+	eval p=\$pid_$n
+	[ -n "$p" ] || continue
+	node_is() { test "$(bound_node $1)" = "$2"; }
+	check "a process confined to node $n is bound within 1 s" \
+		wait_for 1 node_is $p $n
+done
+emit bind cat $D/bind
+check "ktrepl-dump --verify: healthy with bound processes" \
+	ktrepl-dump --verify
+# only the bound spinners busy: their fetches, node by node
+# ktrepl-top itself on the master node, bound there
+emit top taskset -c "$(cpus_of $M)" ktrepl-top -j -n 2 -d 1
+taskset -c $all sh -c "$spin" &
+free_pid=$!
+sleep 0.6
+check "a process allowed on every node stays on the master" \
+	sh -c "! grep -q '^pid=$free_pid ' $D/bind"
+
+# leaving the node unbinds; coming back binds again
+first=$(echo $nodes | cut -d' ' -f1)
+eval p=\$pid_$first
+taskset -p -c $all $p >/dev/null
+check "widened to every CPU, it is unbound within 1 s" \
+	wait_for 1 sh -c "! grep -q '^pid=$p ' $D/bind"
+taskset -p -c "$(cpus_of $first)" $p >/dev/null
+check "confined again, it is bound again within 1 s" \
+	wait_for 1 bound_line $p
+
+# fork and exec
+last=$(echo $nodes | tr ' ' '\n' | tail -n1)
+taskset -c "$(cpus_of $last)" sh -c "sleep 0.3; exec sh -c '$spin'" &
+ex=$!
+check "a confined process is bound" wait_for 1 bound_line $ex
+pgd_of() { bound_line $1 | kv mm_pgd_pa; }
+pgd1=$(pgd_of $ex)
+new_mm_bound() { _p=$(pgd_of $ex); [ -n "$_p" ] && [ "$_p" != "$pgd1" ]; }
+sleep 0.4
+check "after exec, its new mm is bound within 1 s" wait_for 1 new_mm_bound
+taskset -c "$(cpus_of $last)" sh -c "sleep 0.2; sh -c '$spin' & wait" &
+par=$!
+sleep 0.5
+child=$(grep -l "^PPid:.$par\$" /proc/[0-9]*/status 2>/dev/null | head -n1 |
+	cut -d/ -f3)
+check "a child forked by a bound process is bound within 1 s" \
+	wait_for 1 bound_line "$child"
+
+# by hand
+echo "pid=$free_pid node=$last" > $D/bind
+check "pid=P node=N binds an unconfined process by hand" \
+	sh -c "grep '^pid=$free_pid ' $D/bind | grep -q 'how=manual'"
+sleep 0.5
+check "a manual binding outlives the scan" bound_line $free_pid
+echo "pid=$free_pid node=-1" > $D/bind
+check "node=-1 unbinds it" sh -c "! grep -q '^pid=$free_pid ' $D/bind"
+check "a bad bind command is refused" \
+	sh -c "! echo 'pid=1 node=99' > $D/bind 2>/dev/null"
+check "a pid that does not exist is refused" \
+	sh -c "! echo 'pid=999999 node=0' > $D/bind 2>/dev/null"
+echo auto=0 > $D/bind
+taskset -c "$(cpus_of $first)" sh -c "$spin" &
+late=$!
+sleep 0.6
+check "with auto=0 a newly confined process is not bound" \
+	sh -c "! grep -q '^pid=$late ' $D/bind"
+echo auto=1 > $D/bind
+check "auto=1 binds it within 1 s" wait_for 1 bound_line $late
+
+# a bound mm on another node's set is a violation (the master's
+# entry is not: a process that exits meanwhile is put back there)
+eval victim=\$pid_$M
+other=$(for n in $nodes; do [ $n != $M ] && echo $n; done | head -n1)
+echo "mm pid=$victim node=$other" > $D/inject
+ktrepl-dump --verify > /tmp/v 2>&1
+rc=$?
+check "inject mm: verify exits 1" test $rc = 1
+check "and names the check and the pid" grep -q "mm-entry: pid $victim " /tmp/v
+grep mm-entry /tmp/v | head -n2 | sed 's/^/# /'
+
+# unload with every spinner running and forking
+taskset -c "$(cpus_of $first)" sh -c 'while :; do /bin/true; done' &
+sleep 0.3
+check "rmmod ktrepl with bound processes running" rmmod ktrepl
+check "every page freed" all_freed
+check "the bound processes run on after the unload" kill -0 $victim
+stop_load
+check_dmesg_clean
+done_testing
