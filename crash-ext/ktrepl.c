@@ -212,6 +212,52 @@ static void master_vs_file(struct session *s, struct panic_diffs *pd)
 	kt_vmlinux_close(&v);
 }
 
+/*
+ * The set the panic task ran on: its CPU's node's (percpu), its bound
+ * process's (mm), its worker's (workload), or the master's. Prints which
+ * and why; NULL when the descriptor cannot say.
+ */
+static const struct kt_node_state *panic_set(struct session *s,
+					     struct task_context *tc,
+					     const struct kt_node_state *cpu_ns)
+{
+	const struct kt_node_state *ns = NULL;
+	ulong tgid = task_tgid(tc->task);
+	size_t i;
+
+	if (s->st.activation == KT_ACT_PERCPU) {
+		fprintf(fp, " (%s; every CPU runs on its node's set: node %d's)\n",
+			kt_role_name(cpu_ns->role), cpu_ns->memory_node);
+		return cpu_ns;
+	}
+	for (i = 0; i < s->st.nr_bound; i++) {
+		const struct kt_bound_state *b = &s->st.bound[i];
+
+		if ((ulong)b->pid != tgid)
+			continue;
+		ns = kt_state_node(&s->st, b->node);
+		fprintf(fp, "; its process %lu is bound to node %d's set (mm pgd 0x%" PRIx64 ", set root 0x%" PRIx64 ")\n",
+			tgid, b->node, b->mm_pgd_pa, b->root_pa);
+		break;
+	}
+	for (i = 0; !ns && i < s->st.nr_tasks; i++) {
+		if ((ulong)s->st.tasks[i].pid != tc->pid)
+			continue;
+		ns = kt_state_node(&s->st, s->st.tasks[i].node);
+		fprintf(fp, "; a ktrepl worker on node %d's set (root 0x%" PRIx64 ")\n",
+			s->st.tasks[i].node, s->st.tasks[i].expected_root_pa);
+	}
+	if (!ns) {
+		ns = kt_state_node(&s->st, s->st.master_node);
+		fprintf(fp, "; it ran on the master's tables (activation %s, not bound)\n",
+			kt_activation_name(s->st.activation));
+	}
+	if (!ns)
+		fprintf(fp, "ktrepl: the descriptor has no node %d\n",
+			s->st.master_node);
+	return ns;
+}
+
 static void panic_analysis(struct session *s)
 {
 	struct kt_diff_opts opts = { .region = -1 };
@@ -238,8 +284,9 @@ static void panic_analysis(struct session *s)
 		fprintf(fp, ": the node is unknown to the descriptor\n");
 		return;
 	}
-	fprintf(fp, " (%s, runs on node %d's replica)\n", kt_role_name(ns->role),
-		ns->memory_node);
+	ns = panic_set(s, tc, ns);
+	if (!ns)
+		return;
 	n = panic_addresses(addrs, KTREPL_MAX_ADDRS);
 	pd.d = calloc(KTREPL_MAX_RANGES, sizeof(*pd.d));
 	if (!pd.d)

@@ -66,6 +66,34 @@ static int count_extent(const struct ktrepl_extent *e, void *arg)
 	return 0;
 }
 
+/* the bound processes (the provider's list takes a mutex) */
+static void refresh_bound(void)
+{
+	struct ktrepl_bound_record *recs;
+	struct ktrepl_desc_bound *slots;
+	int i, n;
+
+	if (!desc->bound_off)
+		return;
+	recs = kcalloc(KTREPL_DESC_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return;
+	n = prov->bound(recs, KTREPL_DESC_MAX_BOUND);
+	slots = (void *)desc + desc->bound_off;
+	for (i = 0; i < KTREPL_DESC_MAX_BOUND; i++) {
+		slots[i] = (struct ktrepl_desc_bound){ .pid = 0, .node = -1 };
+		if (i >= n)
+			continue;
+		slots[i].pid = recs[i].pid;
+		slots[i].node = recs[i].node;
+		slots[i].mm_pgd_pa = recs[i].mm_pgd_pa;
+		slots[i].root_pa = recs[i].root_pa;
+		slots[i].since_ns = recs[i].since_ns;
+		memcpy(slots[i].comm, recs[i].comm, sizeof(slots[i].comm));
+	}
+	kfree(recs);
+}
+
 /*
  * Counters, and where the caller may sleep the tasks too (the provider's
  * task list takes a mutex). Each caller knows its context and says so.
@@ -91,7 +119,10 @@ void ktrepl_desc_refresh(bool may_sleep)
 	WRITE_ONCE(desc->patch_bytes, bytes);
 	WRITE_ONCE(desc->patches_missed, missed);
 	WRITE_ONCE(desc->propagate, propagate);
-	if (!may_sleep || !prov->tasks)
+	if (!may_sleep)
+		return;
+	refresh_bound();
+	if (!prov->tasks)
 		return;
 	recs = kcalloc(KTREPL_DESC_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
@@ -179,7 +210,8 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	       prov->nr_regions * sizeof(*regions) +
 	       nr_ext * sizeof(struct ktrepl_desc_extent) +
 	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
-	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
+	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task) +
+	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
 	if (size > KTREPL_DESC_MAX_BYTES)
 		return -E2BIG;
 	desc_order = get_order(size);
@@ -235,6 +267,11 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	if (prov->installed_root && prov->activation == KTREPL_ACT_PERCPU) {
 		desc->cpu_root_off = off;
 		off += nr_cpu_ids * sizeof(u64);
+	}
+	if (prov->bound) {
+		desc->bound_off = off;
+		desc->nr_bound = KTREPL_DESC_MAX_BOUND;
+		off += KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
 	}
 
 	desc->abi = KTREPL_ABI_VERSION;

@@ -63,6 +63,18 @@ struct ktrepl_desc_task {
 	__u64 iterations;
 };
 
+/* a process bound to a node's set (x86_64 activation mm); pid 0: empty */
+struct ktrepl_desc_bound {
+	__s32 pid;
+	__s32 node;
+	__u64 mm_pgd_pa;
+	__u64 root_pa;
+	__u64 since_ns;
+	char comm[16];
+};
+
+#define KTREPL_DESC_MAX_BOUND 256
+
 struct ktrepl_desc {
 	char magic[KTREPL_DESC_MAGIC_LEN];
 	__u32 abi;
@@ -96,6 +108,12 @@ struct ktrepl_desc {
 	 * not recorded (older modules wrote 0 in this field).
 	 */
 	__u32 cpu_root_off;
+	/*
+	 * Added later: valid when nodes_off, the end of the header, lies
+	 * past them. slots of bound[], and their offset (0: none).
+	 */
+	__u32 nr_bound;
+	__u32 bound_off;
 };
 
 #endif

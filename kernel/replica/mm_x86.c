@@ -61,6 +61,7 @@ static DEFINE_MUTEX(bind_lock);
 static LIST_HEAD(bound_list);
 static bool auto_bind = true;
 static bool mm_on;		/* under bind_lock */
+static bool list_dirty;		/* under bind_lock: tell the publisher */
 static int kernel_slot;		/* the top-level index of the image */
 static atomic64_t nr_binds, nr_unbinds;
 
@@ -147,6 +148,7 @@ static void drop_bound(struct ktr_bound *b)
 	}
 	list_del(&b->list);
 	kfree(b);
+	list_dirty = true;
 }
 
 /*
@@ -188,6 +190,7 @@ static bool bind_task(struct task_struct *p, int nid, bool manual)
 		point_mm(mm, nid);
 		b->since = changed ? 0 : local_clock();
 		atomic64_inc(&nr_binds);
+		list_dirty = true;
 	}
 out:
 	mmput(mm);
@@ -223,7 +226,19 @@ static void settle(bool changed)
 		return;
 	on_each_cpu(flush_everything, NULL, 1);
 	mark_since();
-	ktr_notify_changed(true);
+}
+
+/* after bind_lock is dropped: the descriptor's copy takes it again */
+static void publish_changes(void)
+{
+	bool dirty;
+
+	mutex_lock(&bind_lock);
+	dirty = list_dirty;
+	list_dirty = false;
+	mutex_unlock(&bind_lock);
+	if (dirty)
+		ktr_notify_changed(true);
 }
 
 /* the live thread group pid (global namespace), referenced, or NULL */
@@ -357,6 +372,7 @@ static void scan_fn(struct work_struct *work)
 	else
 		settle(prune_by_hand());
 	mutex_unlock(&bind_lock);
+	publish_changes();
 	schedule_delayed_work(&scan_work, msecs_to_jiffies(max(period, 10U)));
 }
 
@@ -628,7 +644,7 @@ static int mm_bind_ctl(pid_t pid, int nid, int set_auto)
 			mmdrop(b->mm);
 			b->mm = NULL;
 			atomic64_inc(&nr_unbinds);
-			changed = true;
+			list_dirty = true;
 		}
 		b->manual = false;
 		b->excluded = true;
@@ -639,6 +655,7 @@ put:
 	settle(changed);
 out:
 	mutex_unlock(&bind_lock);
+	publish_changes();
 	return ret;
 }
 

@@ -465,4 +465,52 @@ rc, _, _ = damaged_run(elf_core, [])
 tap.ok(rc == undamaged_rc == 1, "the restored ELF dump verifies as before "
        f"the damage (exit {rc}: the 5 injected flips)")
 shutil.rmtree(tmp)
+# activation=mm: the bound processes travel in the descriptor, and a bound
+# mm on another node's set is found offline, by ktrepl-dump and by crash
+mm_core = os.path.join(tmp, "vmcore.mm")
+mlines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-mm.sh"),
+                                [(mm_core, "elf")], tools=[DUMP])
+if error:
+    tap.ok(False, "mm guest reached the dump point",
+           "\n".join([error] + mlines[-40:]))
+else:
+    tap.fold_guest("[x86_64 2x2 mm]", mlines)
+    victim, other = next(x.split()[1:3] for x in mlines
+                         if x.startswith("VICTIM "))
+    live = sorted(int(ktvm.kv(r)["pid"])
+                  for r in ktvm.records(mlines, "bind"))
+    rc, out, err = run("-j", "--vmcore", mm_core, "--vmlinux", VMLINUX,
+                       "summary")
+    ms = json.loads(out) if rc == 0 else {}
+    tap.ok(ms.get("activation") == "mm" and
+           sorted(b["pid"] for b in ms.get("bound", [])) == live,
+           f"the dump's descriptor lists the bound processes {live}",
+           f"{rc} {err} {ms.get('bound')}")
+    rc, out, err = run("-j", "--vmcore", mm_core, "--vmlinux", VMLINUX,
+                       "verify")
+    mv = json.loads(out) if out.startswith("{") else {}
+    hits = [v for v in mv.get("violations", []) if v["check"] == "mm-entry"]
+    tap.ok(rc == 1 and len(hits) == 1 and hits[0]["pid"] == int(victim),
+           f"verify on the dump: pid {victim}'s mm is on node {other}'s "
+           "set, not its own (mm-entry)", f"{rc} {err} {hits}")
+    cout = crash(mm_core, "ktrepl", "ktrepl -v")
+    tap.ok(f"mm-entry: pid {victim} " in cout and "PID" in cout,
+           "crash> ktrepl lists the bound processes and -v names the "
+           "wrong mm", cout[-2000:])
+
+# a bound process panics: crash> ktrepl -p names the set it ran on
+bp_core = os.path.join(tmp, "mm-panic.elf")
+blines, error = ktvm.dump_guest(os.path.join(HERE, "guest",
+                                             "dump-mm-panic.sh"),
+                                [(bp_core, "elf")], panic=True, tools=[DUMP])
+bp = next((x.split()[1:3] for x in blines if x.startswith("BOUND-PANIC ")),
+          None)
+bout = crash(bp_core, "ktrepl -p") if os.path.exists(bp_core) else ""
+tap.ok(bp is not None and
+       f"its process {bp[0]} is bound to node {bp[1]}'s set" in bout and
+       "verdict: not in a diverged range" in bout,
+       f"crash> ktrepl -p: the panicking task's process was bound to node "
+       f"{bp[1] if bp else '?'}'s set, and no divergence is blamed",
+       f"{error} {bout[-2000:]}")
+
 tap.done()

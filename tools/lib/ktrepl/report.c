@@ -96,6 +96,22 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 			}
 			jsonw_end_array(jw);
 		}
+		if (st->nr_bound) {
+			jsonw_name(jw, "bound");
+			jsonw_start_array(jw);
+			for (i = 0; i < (int)st->nr_bound; i++) {
+				const struct kt_bound_state *b = &st->bound[i];
+
+				jsonw_start_object(jw);
+				jsonw_int_field(jw, "pid", b->pid);
+				jsonw_string_field(jw, "comm", b->comm);
+				jsonw_int_field(jw, "node", b->node);
+				jsonw_hex_field(jw, "mm_pgd_pa", b->mm_pgd_pa);
+				jsonw_hex_field(jw, "root_pa", b->root_pa);
+				jsonw_end_object(jw);
+			}
+			jsonw_end_array(jw);
+		}
 		jsonw_end_object(jw);
 		return;
 	}
@@ -122,6 +138,15 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 			st->regions[i].name, st->regions[i].start,
 			st->regions[i].end,
 			st->regions[i].end - st->regions[i].start);
+	if (st->nr_bound) {
+		fprintf(fp, "\n%-8s %-16s %-5s %-18s %s\n", "PID", "COMM",
+			"NODE", "MM PGD PA", "SET ROOT");
+		for (i = 0; i < (int)st->nr_bound; i++)
+			fprintf(fp, "%-8d %-16s %-5d 0x%-16" PRIx64 " 0x%" PRIx64 "\n",
+				st->bound[i].pid, st->bound[i].comm,
+				st->bound[i].node, st->bound[i].mm_pgd_pa,
+				st->bound[i].root_pa);
+	}
 	if (!recorded_roots(st))
 		return;
 	fprintf(fp, "\n%-4s %-5s %-18s %s\n", "CPU", "NODE",

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_region *regions = NULL;
 	struct ktrepl_desc_extent *ext = NULL;
 	struct ktrepl_desc_task *tasks = NULL;
+	struct ktrepl_desc_bound *bound = NULL;
 	uint64_t *cpu_root = NULL;
 	int32_t *cpu_node = NULL;
 	uint32_t i;
@@ -158,6 +160,17 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		ret = read_array(src, pa, d.cpu_root_off, d.nr_cpus,
 				 sizeof(*cpu_root), d.size, (void **)&cpu_root,
 				 err);
+	/* an older header ends before the bound processes' fields */
+	if (d.nodes_off < offsetof(struct ktrepl_desc, bound_off) +
+				  sizeof(d.bound_off))
+		d.nr_bound = d.bound_off = 0;
+	if (!ret && d.nr_bound > 4096)
+		ret = kt_err_set(err, EPROTO,
+				 "descriptor at 0x%" PRIx64 " is corrupt (%u bound processes)",
+				 pa, d.nr_bound);
+	if (!ret && d.bound_off)
+		ret = read_array(src, pa, d.bound_off, d.nr_bound,
+				 sizeof(*bound), d.size, (void **)&bound, err);
 	if (ret)
 		goto out;
 
@@ -212,7 +225,8 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));
 	st->cpus = calloc(d.nr_cpus ? d.nr_cpus : 1, sizeof(*st->cpus));
 	st->tasks = calloc(d.nr_tasks ? d.nr_tasks : 1, sizeof(*st->tasks));
-	if (!st->extents || !st->cpus || !st->tasks) {
+	st->bound = calloc(d.nr_bound ? d.nr_bound : 1, sizeof(*st->bound));
+	if (!st->extents || !st->cpus || !st->tasks || !st->bound) {
 		ret = kt_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -260,6 +274,19 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		t->iterations = tasks[i].iterations;
 		snprintf(t->comm, sizeof(t->comm), "ktrepl_work/%d", t->node);
 	}
+	for (i = 0; bound && i < d.nr_bound; i++) {
+		struct kt_bound_state *b;
+
+		if (!bound[i].pid)
+			continue;
+		b = &st->bound[st->nr_bound++];
+		b->pid = bound[i].pid;
+		b->node = bound[i].node;
+		b->mm_pgd_pa = bound[i].mm_pgd_pa;
+		b->root_pa = bound[i].root_pa;
+		b->since_ns = bound[i].since_ns;
+		snprintf(b->comm, sizeof(b->comm), "%.15s", bound[i].comm);
+	}
 	ret = 0;
 out:
 	free(nodes);
@@ -268,6 +295,7 @@ out:
 	free(cpu_node);
 	free(cpu_root);
 	free(tasks);
+	free(bound);
 	if (ret)
 		kt_state_free(st);
 	return ret;
