@@ -14,6 +14,11 @@
 4. ktrepl-top at 1 s refresh and 1 kHz per CPU: its own CPU use (goal
    <= 1% of a CPU; busybox top at the same refresh is the peer), and the
    workload's rate with and without sampling (goal: <= 1% slower).
+6. x86_64 activation=mm: a pipe between two processes pinned to one CPU
+   of a replica node, bound to its set with kernel text non-global,
+   against the same without the module and with activation=workload
+   (text global): what dropping global text entries costs a process that
+   context-switches hard.
 Times under TCG are emulated; only the ratios mean something.
 """
 import json
@@ -134,8 +139,25 @@ def ftrace_bench():
           f"{sw / 1e3:.0f} us (emulated)")
 
 
+def mm_bench():
+    lines = boot("mm-x86.sh", "2x2")
+    runs = [kv(x) for x in records(lines, "pipe")]
+    med = {m: statistics.median(int(r["ms"]) for r in runs
+                                if r["mode"] == m)
+           for m in ("plain", "workload", "mm")}
+    bound = len(records(lines, "bound"))
+    print(f"pipe ping-pong on one CPU [x86_64 2x2, the pair bound: "
+          f"{bound} records]: {med['mm'] / 1e3:.2f} s with activation=mm "
+          f"(text non-global) vs {med['plain'] / 1e3:.2f} s without ktrepl: "
+          f"{med['mm'] / med['plain']:.2f}x; activation=workload (text "
+          f"global) {med['workload'] / med['plain']:.2f}x")
+
+
 if "top" in only:
     top_bench()
+    sys.exit(0)
+if "mm" in only:
+    mm_bench()
     sys.exit(0)
 if "ftrace" in only:
     ftrace_bench()

@@ -376,6 +376,29 @@ static int bind_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* bindings that ended in the last 10 s: pid comm node root_pa since until */
+static int bind_history_show(struct seq_file *m, void *v)
+{
+	struct ktrepl_bound_record *recs;
+	int i, n;
+
+	recs = kcalloc(KTREPL_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+	n = prov->bound_past(recs, KTREPL_MAX_BOUND);
+	for (i = 0; i < n; i++) {
+		strreplace(recs[i].comm, ' ', '_');
+		seq_printf(m,
+			   "pid=%d comm=%s node=%d root_pa=0x%llx since_ns=%llu until_ns=%llu\n",
+			   recs[i].pid, recs[i].comm[0] ? recs[i].comm : "-",
+			   recs[i].node, (u64)recs[i].root_pa,
+			   recs[i].since_ns, recs[i].until_ns);
+	}
+	kfree(recs);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bind_history);
+
 static int bind_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, bind_show, NULL);
@@ -466,6 +489,9 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 	}
 	if (prov->bind_ctl)
 		debugfs_create_file("bind", 0600, ktrepl_dir, NULL, &bind_fops);
+	if (prov->bound_past)
+		debugfs_create_file("bind_history", 0400, ktrepl_dir, NULL,
+				    &bind_history_fops);
 	if (prov->inject)
 		debugfs_create_file("inject", 0200, ktrepl_dir, NULL,
 				    &inject_fops);

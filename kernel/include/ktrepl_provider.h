@@ -59,6 +59,7 @@ struct ktrepl_bound_record {
 	phys_addr_t root_pa;	/* the set's root */
 	u64 entry;		/* the mm's image entry, as read now */
 	u64 since_ns;		/* local_clock() once every CPU saw it */
+	u64 until_ns;		/* bound_past only: when it ended */
 };
 
 struct ktrepl_task_record {
@@ -224,6 +225,11 @@ struct ktrepl_provider {
 	 * max. Context: process; may sleep.
 	 */
 	int (*bound)(struct ktrepl_bound_record *recs, int max);
+	/**
+	 * @bound_past: optional; bindings that ended in the last 10 s, for
+	 * exact sample resolution. Context: process; may sleep.
+	 */
+	int (*bound_past)(struct ktrepl_bound_record *recs, int max);
 	/**
 	 * @bind_ctl: bind pid to nid's set (-1: unbind), or with set_auto
 	 * >= 0 switch automatic binding. Context: process; sleeps.

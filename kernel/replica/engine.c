@@ -251,6 +251,7 @@ static void start_mm(void)
 	why = ktr_arch.mm->start();
 	if (!why) {
 		ktr_provider.bound = ktr_arch.mm->bound;
+		ktr_provider.bound_past = ktr_arch.mm->bound_past;
 		ktr_provider.bind_ctl = ktr_arch.mm->bind_ctl;
 		ktr_provider.bind_auto = ktr_arch.mm->auto_on;
 		return;

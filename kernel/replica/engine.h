@@ -292,6 +292,7 @@ struct ktr_mm_ops {
 	const char *(*start)(void);	/* NULL, or why not */
 	void (*stop)(void);		/* every mm back on the master */
 	int (*bound)(struct ktrepl_bound_record *recs, int max);
+	int (*bound_past)(struct ktrepl_bound_record *recs, int max);
 	int (*bind_ctl)(pid_t pid, int nid, int set_auto);
 	int (*inject)(pid_t pid, int nid);
 	bool (*auto_on)(void);

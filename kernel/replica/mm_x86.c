@@ -16,8 +16,8 @@
  * every set are non-global, so each mm's translations are its own (per
  * PCID, or dropped at each switch without PCID). Restored at stop.
  *
- * A scan every scan_period_ms binds and unbinds; fork and exec kick it at
- * once. The bind file binds by hand. A bound mm is held with mmgrab(), so
+ * A scan every scan_period_ms binds and unbinds; fork and exec point a
+ * confined new mm at once and leave an event for the scan to list. The bind file binds by hand. A bound mm is held with mmgrab(), so
  * its pgd outlives the process until it is unbound here.
  *
  * Context: process (the scan work, the bind file, load and unload), under
@@ -67,6 +67,62 @@ static atomic64_t nr_binds, nr_unbinds;
 
 static void scan_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(scan_work, scan_fn);
+
+/*
+ * What ktrepl-top needs to resolve samples exactly after the fact: when a
+ * probe pointed an mm (a process may exit before any scan lists it), and
+ * bindings that ended in the last KTR_PAST_NS. Probes write events
+ * locklessly; the scan drains them under bind_lock.
+ */
+#define KTR_EVENTS 1024
+#define KTR_PAST 512
+#define KTR_PAST_NS (10 * NSEC_PER_SEC)
+
+struct ktr_bind_event {
+	pid_t pid;		/* 0: free, or not yet written */
+	int node;
+	u64 since;
+};
+
+static struct ktr_bind_event events[KTR_EVENTS];
+static atomic_t event_head;
+static unsigned int event_tail;	/* under bind_lock */
+
+struct ktr_past {
+	pid_t pid;
+	int node;
+	u64 since, until;
+	char comm[TASK_COMM_LEN];
+};
+
+static struct ktr_past past[KTR_PAST];	/* under bind_lock */
+static unsigned int past_head;
+
+static void note_past(pid_t pid, int node, u64 since, u64 until,
+		      const char *comm)
+{
+	struct ktr_past *e = &past[past_head++ % KTR_PAST];
+
+	*e = (struct ktr_past){ .pid = pid, .node = node, .since = since,
+				.until = until };
+	strscpy(e->comm, comm, sizeof(e->comm));
+	list_dirty = true;
+}
+
+/* from a probe, preemption off: nid's set is in place for pid from now */
+static void note_event(pid_t pid, int nid)
+{
+	unsigned int i = atomic_inc_return(&event_head) - 1;
+	struct ktr_bind_event *e = &events[i % KTR_EVENTS];
+
+	e->node = ktr.nodes[nid].memory_nid;
+	e->since = local_clock();
+	smp_wmb();	/* pid last: the scan reads it first */
+	WRITE_ONCE(e->pid, pid);
+	/* a fork storm: drain before the ring laps (the scan is not free) */
+	if (!((i + 1) % (KTR_EVENTS / 2)))
+		mod_delayed_work(system_wq, &scan_work, 0);
+}
 
 /* one leaf entry made non-global, to be made global again at stop */
 struct ktr_nonglobal {
@@ -145,6 +201,9 @@ static void drop_bound(struct ktr_bound *b)
 		point_mm(b->mm, NUMA_NO_NODE);
 		mmdrop(b->mm);
 		atomic64_inc(&nr_unbinds);
+		if (b->since)
+			note_past(b->pid, b->node, b->since, local_clock(),
+				  b->comm);
 	}
 	list_del(&b->list);
 	kfree(b);
@@ -156,7 +215,8 @@ static void drop_bound(struct ktr_bound *b)
  * caller flushes so that the process leaves the old copy at once. An
  * entry a fork or exec probe already set needs no flush.
  */
-static bool bind_task(struct task_struct *p, int nid, bool manual)
+static bool bind_task(struct task_struct *p, int nid, bool manual,
+		      u64 since_hint)
 {
 	struct ktr_bound *b = find_bound(p->tgid);
 	struct mm_struct *mm = get_task_mm(p);
@@ -180,6 +240,10 @@ static bool bind_task(struct task_struct *p, int nid, bool manual)
 			point_mm(b->mm, NUMA_NO_NODE);	/* exec left it */
 			mmdrop(b->mm);
 			b->mm = NULL;
+			if (b->since)
+				note_past(b->pid, b->node, b->since,
+					  since_hint ? since_hint :
+						       local_clock(), b->comm);
 		}
 		if (!b->mm) {
 			mmgrab(mm);
@@ -188,7 +252,7 @@ static bool bind_task(struct task_struct *p, int nid, bool manual)
 		b->node = ktr.nodes[nid].memory_nid;
 		changed = READ_ONCE(*mm_slot(mm)) != set_entry(nid);
 		point_mm(mm, nid);
-		b->since = changed ? 0 : local_clock();
+		b->since = changed ? 0 : since_hint ? since_hint : local_clock();
 		atomic64_inc(&nr_binds);
 		list_dirty = true;
 	}
@@ -266,7 +330,7 @@ static bool keep_by_hand(struct ktr_bound *b)
 		drop_bound(b);
 		changed = true;
 	} else if (b->manual && READ_ONCE(p->mm) != b->mm) {
-		changed = bind_task(p, b->node, true);
+		changed = bind_task(p, b->node, true, 0);
 	}
 	if (p)
 		put_task_struct(p);
@@ -304,28 +368,81 @@ static int gather(struct task_struct ***tasks, int **nodes)
 	return n;
 }
 
+/* the probes' events since the last scan, into ev[] (at most max) */
+static int drain_events(struct ktr_bind_event *ev, int max)
+{
+	unsigned int head = atomic_read(&event_head);
+	int n = 0;
+
+	if (head - event_tail > KTR_EVENTS)
+		event_tail = head - KTR_EVENTS;	/* overrun: the oldest are gone */
+	while (event_tail != head && n < max) {
+		struct ktr_bind_event *e = &events[event_tail % KTR_EVENTS];
+		pid_t pid = READ_ONCE(e->pid);
+
+		if (!pid)
+			break;	/* still being written: next scan */
+		smp_rmb();
+		ev[n] = *e;
+		ev[n++].pid = pid;
+		WRITE_ONCE(e->pid, 0);
+		event_tail++;
+	}
+	return n;
+}
+
+static u64 event_since(struct ktr_bind_event *ev, int n, pid_t pid)
+{
+	u64 since = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].pid == pid) {
+			if (!since || ev[i].since < since)
+				since = ev[i].since;
+			ev[i].pid = 0;	/* accounted for */
+		}
+	return since;
+}
+
 static void scan_locked(void)
 {
+	struct ktr_bind_event *ev;
 	struct task_struct **tasks;
 	struct ktr_bound *b, *tmp;
 	bool changed = false;
-	int *nodes, n, i;
+	int *nodes, n, i, nev;
+	u64 now;
 
-	n = gather(&tasks, &nodes);
-	if (n < 0)
+	ev = kmalloc_array(KTR_EVENTS, sizeof(*ev), GFP_KERNEL);
+	if (!ev)
 		return;
+	nev = drain_events(ev, KTR_EVENTS);
+	n = gather(&tasks, &nodes);
+	if (n < 0) {
+		kfree(ev);
+		return;
+	}
 	list_for_each_entry(b, &bound_list, list)
 		b->seen = false;
 	for (i = 0; i < n; i++) {
+		u64 since = event_since(ev, nev, tasks[i]->tgid);
+
 		b = find_bound(tasks[i]->tgid);
 		if (b && (b->manual || b->excluded))
 			b->seen = true;
 		else if (nodes[i] != NUMA_NO_NODE)
-			changed |= bind_task(tasks[i], nodes[i], false);
+			changed |= bind_task(tasks[i], nodes[i], false, since);
 		else if (!b)
 			unpoint_task(tasks[i]);
 		put_task_struct(tasks[i]);
 	}
+	/* pointed by a probe, and gone before any scan saw them */
+	now = local_clock();
+	for (i = 0; i < nev; i++)
+		if (ev[i].pid)
+			note_past(ev[i].pid, ev[i].node, ev[i].since, now, "-");
+	kfree(ev);
 	/*
 	 * Gone, or no longer confined: back on the master. Any copy is a
 	 * correct one, so leaving needs no flush; unload flushes them all.
@@ -405,7 +522,7 @@ static void probe_fork(void *data, struct task_struct *parent,
 	if (nid == NUMA_NO_NODE)
 		return;
 	point_mm(child->mm, nid);
-	mod_delayed_work(system_wq, &scan_work, 0);
+	note_event(child->tgid, nid);
 }
 
 /*
@@ -425,7 +542,7 @@ static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		return;
 	point_mm(p->mm, nid);
 	__flush_tlb_all();
-	mod_delayed_work(system_wq, &scan_work, 0);
+	note_event(p->tgid, nid);
 }
 
 static struct tracepoint *tp_fork, *tp_exec;
@@ -599,6 +716,34 @@ static int mm_bound(struct ktrepl_bound_record *recs, int max)
 	return n;
 }
 
+/* bindings that ended within KTR_PAST_NS, oldest first */
+static int mm_bound_past(struct ktrepl_bound_record *recs, int max)
+{
+	u64 now = local_clock();
+	unsigned int i;
+	int n = 0;
+
+	mutex_lock(&bind_lock);
+	for (i = past_head > KTR_PAST ? past_head - KTR_PAST : 0;
+	     i != past_head && n < max; i++) {
+		const struct ktr_past *e = &past[i % KTR_PAST];
+
+		if (now - e->until > KTR_PAST_NS)
+			continue;
+		recs[n] = (struct ktrepl_bound_record){
+			.pid = e->pid,
+			.node = e->node,
+			.root_pa = set_root_pa(e->node),
+			.since_ns = e->since,
+			.until_ns = e->until,
+		};
+		memcpy(recs[n].comm, e->comm, sizeof(recs[n].comm));
+		n++;
+	}
+	mutex_unlock(&bind_lock);
+	return n;
+}
+
 /* pid=P node=N (N = -1 unbinds), or auto=0|1 */
 static int mm_bind_ctl(pid_t pid, int nid, int set_auto)
 {
@@ -627,7 +772,7 @@ static int mm_bind_ctl(pid_t pid, int nid, int set_auto)
 			ret = -EINVAL;
 			goto put;
 		}
-		changed = bind_task(p, nid, true);
+		changed = bind_task(p, nid, true, 0);
 	} else {
 		b = find_bound(p->tgid);
 		if (!b) {
@@ -693,6 +838,7 @@ const struct ktr_mm_ops ktr_mm_x86 = {
 	.start = mm_start,
 	.stop = mm_stop,
 	.bound = mm_bound,
+	.bound_past = mm_bound_past,
 	.bind_ctl = mm_bind_ctl,
 	.inject = mm_inject,
 	.auto_on = mm_auto_on,

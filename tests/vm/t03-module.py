@@ -207,25 +207,28 @@ for cpu, cmdline in ((None, ""), ("max", ""), (None, "pti=on")):
         pti = ktvm.records(lines, "pti")
         tap.ok(any("force enabled" in x for x in pti),
                f"{name} the guest really runs with PTI", f"{pti}")
-    frames = []
-    for r in ktvm.records(lines, "top"):
-        try:
-            frames.append(json.loads(r))
-        except ValueError:
-            tap.diag(f"not JSON: {r[:200]}")
-    tap.ok(len(frames) == 2 and all(f["activation"] == "mm" and
-                                    f["on_node_tables"] > 0 for f in frames),
-           f"{name} ktrepl-top resolves samples through the bound "
-           "processes' sets", f"{[(f.get('frame'), f.get('activation'), f.get('on_node_tables')) for f in frames]}")
-    # a node's figure also holds its unbound kernel threads (the scan's
-    # own work, RCU, timers): without a set it would be near 0%
-    for f in frames:
-        for n in f["nodes"]:
-            core = n["core"]["local_pct"]
-            tap.ok(core is not None and core >= 90,
-                   f"{name} frame {f['frame']}: node {n['node']}, busy with "
-                   f"its bound process, fetches {core}% of core text "
-                   f"locally ({n['samples']} samples)")
+    for tag, what in (("top", "its bound process"),
+                      ("top_fork", "short-lived bound children")):
+        frames = []
+        for r in ktvm.records(lines, tag):
+            try:
+                frames.append(json.loads(r))
+            except ValueError:
+                tap.diag(f"not JSON: {r[:200]}")
+        tap.ok(len(frames) == 2 and all(f["activation"] == "mm" and
+                                        f["on_node_tables"] > 0
+                                        for f in frames),
+               f"{name} ktrepl-top resolves samples of {what} through "
+               "their sets", f"{[(f.get('frame'), f.get('activation'), f.get('on_node_tables')) for f in frames]}")
+        # a node's figure also holds its unbound kernel threads (the
+        # scan's own work, RCU, timers): without a set it is near 0%
+        for f in frames:
+            for n in f["nodes"]:
+                core = n["core"]["local_pct"]
+                tap.ok(core is not None and core >= 90,
+                       f"{name} frame {f['frame']}: node {n['node']}, busy "
+                       f"with {what}, fetches {core}% of core text "
+                       f"locally ({n['samples']} samples)")
 
 # arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
 # the basics on the other topologies and with KPTI forced on

@@ -53,6 +53,21 @@ check "ktrepl-dump --verify: healthy with bound processes" \
 # only the bound spinners busy: their fetches, node by node
 # ktrepl-top itself on the master node, bound there
 emit top taskset -c "$(cpus_of $M)" ktrepl-top -j -n 2 -d 1
+# fork-heavy: most kernel work in children that live a few ms, pointed
+# at their set by the fork and exec probes and resolved through
+# bind_history once they are gone
+for n in $nodes; do
+	taskset -c "$(cpus_of $n)" sh -c \
+		'while :; do cat /proc/self/stat >/dev/null; done' &
+	eval fork_$n=$!
+done
+sleep 0.5
+emit top_fork taskset -c "$(cpus_of $M)" ktrepl-top -j -n 2 -d 1
+check "bind_history lists bindings that ended (the forked children)" \
+	test "$(grep -c '^pid=' $D/bind_history)" -gt 10
+for n in $nodes; do
+	eval kill \$fork_$n
+done
 taskset -c $all sh -c "$spin" &
 free_pid=$!
 sleep 0.6
@@ -125,6 +140,24 @@ sleep 0.3
 check "rmmod ktrepl with bound processes running" rmmod ktrepl
 check "every page freed" all_freed
 check "the bound processes run on after the unload" kill -0 $victim
+stop_load
+
+# load and unload while confined processes fork, exec and exit on every
+# node: no mm may keep an entry into a freed set
+for n in $nodes; do
+	taskset -c "$(cpus_of $n)" sh -c 'while :; do /bin/true; done' &
+done
+fails=0
+i=0
+while [ $i -lt 5 ]; do
+	insmod /lib/modules/ktrepl.ko || fails=$((fails + 1))
+	sleep 0.4
+	rmmod ktrepl || fails=$((fails + 1))
+	i=$((i + 1))
+done
+check "5 load/unload cycles under fork and exec churn on every node" \
+	test $fails = 0
+check "every cycle freed what it allocated" all_freed
 stop_load
 check_dmesg_clean
 done_testing

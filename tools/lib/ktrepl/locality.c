@@ -41,7 +41,7 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 		    struct kt_err *err)
 {
 	struct kt_loc_worker *w = NULL;
-	size_t i;
+	size_t i, nr;
 	int n;
 
 	loc->master_root_pa = st->master_root_pa;
@@ -61,8 +61,9 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 	} else {
 		loc->rule = KT_RULE_MASTER;
 	}
-	if (st->nr_tasks + st->nr_bound) {
-		w = calloc(st->nr_tasks + st->nr_bound, sizeof(*w));
+	nr = st->nr_tasks + st->nr_bound + st->nr_bound_past;
+	if (nr) {
+		w = calloc(nr, sizeof(*w));
 		if (!w)
 			return kt_err_set(err, ENOMEM, "out of memory");
 	}
@@ -80,9 +81,18 @@ int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
 			.root_pa = st->bound[i].root_pa,
 			.since_ns = st->bound[i].since_ns,
 		};
+	/* and for the time they were bound, those that are not any more */
+	for (i = 0; i < st->nr_bound_past; i++)
+		w[st->nr_tasks + st->nr_bound + i] = (struct kt_loc_worker){
+			.tid = st->bound_past[i].pid,
+			.by_pid = true,
+			.root_pa = st->bound_past[i].root_pa,
+			.since_ns = st->bound_past[i].since_ns,
+			.until_ns = st->bound_past[i].until_ns,
+		};
 	free(loc->workers);
 	loc->workers = w;
-	loc->nr_workers = st->nr_tasks + st->nr_bound;
+	loc->nr_workers = nr;
 	return 0;
 }
 
@@ -154,7 +164,9 @@ uint64_t kt_loc_root(const struct kt_locality *loc, const struct kt_sample *s)
 		for (i = 0; i < loc->nr_workers; i++)
 			if ((loc->workers[i].by_pid ? s->pid : s->tid) ==
 				    loc->workers[i].tid &&
-			    s->time >= loc->workers[i].since_ns)
+			    s->time >= loc->workers[i].since_ns &&
+			    (!loc->workers[i].until_ns ||
+			     s->time < loc->workers[i].until_ns))
 				return loc->workers[i].root_pa;
 		return loc->master_root_pa;
 	default:

@@ -80,6 +80,7 @@ struct kt_loc_worker {
 	bool by_pid;
 	uint64_t root_pa;
 	uint64_t since_ns;
+	uint64_t until_ns;	/* 0: still on it */
 };
 
 struct kt_loc_cache_entry {

@@ -454,6 +454,26 @@ static int bind_line(struct kt_state *st, const char *line,
 	return 0;
 }
 
+static int bind_history_line(struct kt_state *st, const char *line,
+			     struct file_ctx *fc)
+{
+	struct kt_bound_state *b;
+
+	if (grow((void **)&st->bound_past, st->nr_bound_past, sizeof(*b),
+		 fc->err))
+		return -ENOMEM;
+	b = &st->bound_past[st->nr_bound_past];
+	memset(b, 0, sizeof(*b));
+	if (kt_kv_int(line, "pid", &b->pid) || kt_kv_int(line, "node", &b->node) ||
+	    kt_kv_u64(line, "root_pa", &b->root_pa) ||
+	    kt_kv_u64(line, "since_ns", &b->since_ns) ||
+	    kt_kv_u64(line, "until_ns", &b->until_ns))
+		return bad_record(fc, "bind_history record lacks pid, node, root_pa, since_ns or until_ns");
+	kt_kv_str(line, "comm", b->comm, sizeof(b->comm));
+	st->nr_bound_past++;
+	return 0;
+}
+
 static int abi_line(struct kt_state *st, const char *line, struct file_ctx *fc)
 {
 	char *end;
@@ -511,6 +531,9 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 		ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
 	if (!ret)
 		ret = for_each_line(st, dir, "bind", false, bind_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "bind_history", false,
+				    bind_history_line, err);
 	if (ret)
 		kt_state_free(st);
 	return ret;
@@ -527,9 +550,15 @@ static int load_tasks(struct kt_state *st, const char *dir,
 	free(st->bound);
 	st->bound = NULL;
 	st->nr_bound = 0;
+	free(st->bound_past);
+	st->bound_past = NULL;
+	st->nr_bound_past = 0;
 	ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
 	if (!ret)
 		ret = for_each_line(st, dir, "bind", false, bind_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "bind_history", false,
+				    bind_history_line, err);
 	return ret;
 }
 
@@ -560,6 +589,9 @@ void kt_state_free(struct kt_state *st)
 	free(st->cpus);
 	free(st->tasks);
 	free(st->bound);
+	free(st->bound_past);
+	st->bound_past = NULL;
+	st->nr_bound_past = 0;
 	st->extents = NULL;
 	st->cpus = NULL;
 	st->tasks = NULL;

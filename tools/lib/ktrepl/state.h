@@ -104,6 +104,7 @@ struct kt_bound_state {
 	uint64_t mm_pgd_pa;
 	uint64_t root_pa;	/* the set's root */
 	uint64_t since_ns;	/* perf clock: on root_pa's set from then */
+	uint64_t until_ns;	/* bound_past: until then; 0 while bound */
 };
 
 /*
@@ -141,6 +142,9 @@ struct kt_state {
 	size_t nr_tasks;
 	struct kt_bound_state *bound;
 	size_t nr_bound;
+	/* bindings that ended lately ("bind_history"), for exact sampling */
+	struct kt_bound_state *bound_past;
+	size_t nr_bound_past;
 };
 
 /*
