@@ -98,6 +98,8 @@ struct ktrepl_engine_counters {
 	u64 switch_ns;		/* mean cost of one switch */
 	u64 donated_pages;	/* empty tables given to the master's */
 	u64 vetoes;		/* table frees and offlines refused */
+	u64 binds;		/* mm: processes pointed at a set */
+	u64 unbinds;		/* mm: and put back on the master */
 };
 
 /* Visitors: a nonzero return stops the walk and is returned. */

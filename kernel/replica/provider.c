@@ -161,6 +161,8 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 					 &c->switch_ns);
 	c->donated_pages = ktr.donated_pages;
 	c->vetoes = ktr_fresh_vetoes();
+	if (ktr.activation == KTREPL_ACT_MM)
+		ktr_arch.mm->counters(&c->binds, &c->unbinds);
 }
 
 static phys_addr_t ktr_installed_root(int cpu)

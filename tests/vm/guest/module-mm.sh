@@ -48,6 +48,8 @@ for n in $nodes; do
 		wait_for 1 node_is $p $n
 done
 emit bind cat $D/bind
+check "summary counts the binds" \
+	test "$(head -n1 $D/summary | kv binds)" -ge 2
 check "ktrepl-dump --verify: healthy with bound processes" \
 	ktrepl-dump --verify
 # only the bound spinners busy: their fetches, node by node
