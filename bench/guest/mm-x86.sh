@@ -11,10 +11,12 @@ R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 rmmod ktrepl
 CPU=$(cut -d, -f1 /sys/devices/system/node/node$R/cpulist | cut -d- -f1)
 pipe() {
+	sleep 2	# after a load or unload, let its deferred work finish
 	t0=$(now_ms)
 	taskset -c $CPU sh -c 'yes | head -c 16000000 > /dev/null'
 	echo "@@pipe@@ mode=$1 ms=$(($(now_ms) - t0)) node=$R cpu=$CPU"
 }
+pipe warmup	# page cache, the emulator's translations: not counted
 i=0
 while [ $i -lt 3 ]; do
 	pipe plain

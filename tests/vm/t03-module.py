@@ -192,10 +192,12 @@ guest("module-arm64.sh", arch="arm64", timeout=400)
 
 # x86_64 activation=mm (the default): node-confined processes on their
 # node's set, with 4- and 5-level paging and with PTI forced on
-for cpu, cmdline in ((None, ""), ("max", ""), (None, "pti=on")):
-    name = (f"[x86_64 2x2 mm {cpu or 'default'}"
+for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
+                           ("2x2", None, "pti=on"),
+                           ("2x2+memless", None, "")):
+    name = (f"[x86_64 {topo} mm {cpu or 'default'}"
             f"{' ' + cmdline if cmdline else ''}]")
-    lines = ktvm.run_guest(tap, "x86_64", "2x2",
+    lines = ktvm.run_guest(tap, "x86_64", topo,
                            os.path.join(HERE, "guest", "module-mm.sh"),
                            tools=[dump_tool, ktvm.tool("ktrepl-top")],
                            name=name, cpu=cpu, cmdline=cmdline, timeout=300)
