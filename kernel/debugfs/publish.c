@@ -354,49 +354,46 @@ static const struct file_operations workload_fops = {
 
 #define KTREPL_MAX_BOUND 512
 
-/* one record per bound process; a comm's blanks become '_' */
-static int bind_show(struct seq_file *m, void *v)
+/*
+ * One record per bound process (bind), or per binding that ended in the
+ * last 10 s (bind_history); a comm's blanks become '_'.
+ */
+static int show_bindings(struct seq_file *m, bool ended)
 {
-	struct ktrepl_bound_record *recs;
+	struct ktrepl_bound_record *recs, *r;
 	int i, n;
 
 	recs = kcalloc(KTREPL_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
-	n = prov->bound(recs, KTREPL_MAX_BOUND);
+	n = ended ? prov->bound_past(recs, KTREPL_MAX_BOUND) :
+		    prov->bound(recs, KTREPL_MAX_BOUND);
 	for (i = 0; i < n; i++) {
-		strreplace(recs[i].comm, ' ', '_');
-		seq_printf(m,
-			   "pid=%d comm=%s node=%d how=%s mm_pgd_pa=0x%llx root_pa=0x%llx since_ns=%llu\n",
-			   recs[i].pid, recs[i].comm[0] ? recs[i].comm : "-",
-			   recs[i].node, recs[i].manual ? "manual" : "auto",
-			   (u64)recs[i].mm_pgd_pa, (u64)recs[i].root_pa,
-			   recs[i].since_ns);
+		r = &recs[i];
+		strreplace(r->comm, ' ', '_');
+		seq_printf(m, "pid=%d comm=%s node=%d ", r->pid,
+			   r->comm[0] ? r->comm : "-", r->node);
+		if (ended)
+			seq_printf(m, "root_pa=0x%llx since_ns=%llu until_ns=%llu\n",
+				   (u64)r->root_pa, r->since_ns, r->until_ns);
+		else
+			seq_printf(m, "how=%s mm_pgd_pa=0x%llx root_pa=0x%llx since_ns=%llu\n",
+				   r->manual ? "manual" : "auto",
+				   (u64)r->mm_pgd_pa, (u64)r->root_pa,
+				   r->since_ns);
 	}
 	kfree(recs);
 	return 0;
 }
 
-/* bindings that ended in the last 10 s: pid comm node root_pa since until */
+static int bind_show(struct seq_file *m, void *v)
+{
+	return show_bindings(m, false);
+}
+
 static int bind_history_show(struct seq_file *m, void *v)
 {
-	struct ktrepl_bound_record *recs;
-	int i, n;
-
-	recs = kcalloc(KTREPL_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
-	if (!recs)
-		return -ENOMEM;
-	n = prov->bound_past(recs, KTREPL_MAX_BOUND);
-	for (i = 0; i < n; i++) {
-		strreplace(recs[i].comm, ' ', '_');
-		seq_printf(m,
-			   "pid=%d comm=%s node=%d root_pa=0x%llx since_ns=%llu until_ns=%llu\n",
-			   recs[i].pid, recs[i].comm[0] ? recs[i].comm : "-",
-			   recs[i].node, (u64)recs[i].root_pa,
-			   recs[i].since_ns, recs[i].until_ns);
-	}
-	kfree(recs);
-	return 0;
+	return show_bindings(m, true);
 }
 DEFINE_SHOW_ATTRIBUTE(bind_history);
 

@@ -502,6 +502,17 @@ def records(lines, tag):
     return [line[len(pre):] for line in lines if line.startswith(pre)]
 
 
+
+def json_records(tap, lines, tag):
+    """The tag's records parsed as JSON; one that is not becomes a diag."""
+    out = []
+    for r in records(lines, tag):
+        try:
+            out.append(json.loads(r))
+        except ValueError:
+            tap.diag(f"not JSON: {r[:200]}")
+    return out
+
 def kv(line):
     """A key=value record as a dict (values stay strings)."""
     return dict(f.split("=", 1) for f in line.split() if "=" in f)

@@ -215,12 +215,7 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
     for tag, what, floor in (("top", "its bound process", 90),
                              ("top_fork", "short-lived bound children",
                               85)):
-        frames = []
-        for r in ktvm.records(lines, tag):
-            try:
-                frames.append(json.loads(r))
-            except ValueError:
-                tap.diag(f"not JSON: {r[:200]}")
+        frames = ktvm.json_records(tap, lines, tag)
         tap.ok(len(frames) == 2 and all(f["activation"] == "mm" and
                                         f["on_node_tables"] > 0
                                         for f in frames),

@@ -19,13 +19,7 @@ TOOLS = [ktvm.tool("ktrepl-dump"), ktvm.tool("ktrepl-top")]
 
 
 def frames(lines, tag):
-    out = []
-    for r in ktvm.records(lines, tag):
-        try:
-            out.append(json.loads(r))
-        except ValueError:
-            tap.diag(f"not JSON: {r[:200]}")
-    return out
+    return ktvm.json_records(tap, lines, tag)
 
 
 def nodes_of(frame):

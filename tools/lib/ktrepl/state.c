@@ -432,46 +432,46 @@ static int tasks_line(struct kt_state *st, const char *line,
 	return 0;
 }
 
-static int bind_line(struct kt_state *st, const char *line,
-		     struct file_ctx *fc)
+/*
+ * One process binding: a current one ("bind": mm_pgd_pa and how), or one
+ * that ended ("bind_history": until_ns).
+ */
+static int parse_binding(struct kt_bound_state **arr, size_t *nr,
+			 const char *line, bool ended, struct file_ctx *fc)
 {
 	struct kt_bound_state *b;
 	char how[8] = "";
 
-	if (grow((void **)&st->bound, st->nr_bound, sizeof(*b), fc->err))
+	if (grow((void **)arr, *nr, sizeof(*b), fc->err))
 		return -ENOMEM;
-	b = &st->bound[st->nr_bound];
+	b = &(*arr)[*nr];
 	memset(b, 0, sizeof(*b));
 	if (kt_kv_int(line, "pid", &b->pid) || kt_kv_int(line, "node", &b->node) ||
-	    kt_kv_u64(line, "mm_pgd_pa", &b->mm_pgd_pa) ||
 	    kt_kv_u64(line, "root_pa", &b->root_pa) ||
-	    kt_kv_u64(line, "since_ns", &b->since_ns))
-		return bad_record(fc, "bind record lacks pid, node, mm_pgd_pa, root_pa or since_ns");
+	    kt_kv_u64(line, "since_ns", &b->since_ns) ||
+	    (ended ? kt_kv_u64(line, "until_ns", &b->until_ns) :
+		     kt_kv_u64(line, "mm_pgd_pa", &b->mm_pgd_pa)))
+		return bad_record(fc, ended ?
+			"bind_history record lacks pid, node, root_pa, since_ns or until_ns" :
+			"bind record lacks pid, node, mm_pgd_pa, root_pa or since_ns");
 	kt_kv_str(line, "comm", b->comm, sizeof(b->comm));
 	kt_kv_str(line, "how", how, sizeof(how));
 	b->manual = !strcmp(how, "manual");
-	st->nr_bound++;
+	(*nr)++;
 	return 0;
+}
+
+static int bind_line(struct kt_state *st, const char *line,
+		     struct file_ctx *fc)
+{
+	return parse_binding(&st->bound, &st->nr_bound, line, false, fc);
 }
 
 static int bind_history_line(struct kt_state *st, const char *line,
 			     struct file_ctx *fc)
 {
-	struct kt_bound_state *b;
-
-	if (grow((void **)&st->bound_past, st->nr_bound_past, sizeof(*b),
-		 fc->err))
-		return -ENOMEM;
-	b = &st->bound_past[st->nr_bound_past];
-	memset(b, 0, sizeof(*b));
-	if (kt_kv_int(line, "pid", &b->pid) || kt_kv_int(line, "node", &b->node) ||
-	    kt_kv_u64(line, "root_pa", &b->root_pa) ||
-	    kt_kv_u64(line, "since_ns", &b->since_ns) ||
-	    kt_kv_u64(line, "until_ns", &b->until_ns))
-		return bad_record(fc, "bind_history record lacks pid, node, root_pa, since_ns or until_ns");
-	kt_kv_str(line, "comm", b->comm, sizeof(b->comm));
-	st->nr_bound_past++;
-	return 0;
+	return parse_binding(&st->bound_past, &st->nr_bound_past, line, true,
+			     fc);
 }
 
 static int abi_line(struct kt_state *st, const char *line, struct file_ctx *fc)
