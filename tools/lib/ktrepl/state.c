@@ -485,6 +485,30 @@ static int abi_line(struct kt_state *st, const char *line, struct file_ctx *fc)
 	return 0;
 }
 
+/* who runs on which tables: workers, bound processes, ended bindings */
+static int load_tasks(struct kt_state *st, const char *dir,
+		      struct kt_err *err)
+{
+	int ret;
+
+	free(st->tasks);
+	st->tasks = NULL;
+	st->nr_tasks = 0;
+	free(st->bound);
+	st->bound = NULL;
+	st->nr_bound = 0;
+	free(st->bound_past);
+	st->bound_past = NULL;
+	st->nr_bound_past = 0;
+	ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "bind", false, bind_line, err);
+	if (!ret)
+		ret = for_each_line(st, dir, "bind_history", false,
+				    bind_history_line, err);
+	return ret;
+}
+
 int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 			  struct kt_err *err)
 {
@@ -528,37 +552,9 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 	if (!ret)
 		ret = for_each_line(st, dir, "pgds", false, pgds_line, err);
 	if (!ret)
-		ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
-	if (!ret)
-		ret = for_each_line(st, dir, "bind", false, bind_line, err);
-	if (!ret)
-		ret = for_each_line(st, dir, "bind_history", false,
-				    bind_history_line, err);
+		ret = load_tasks(st, dir, err);
 	if (ret)
 		kt_state_free(st);
-	return ret;
-}
-
-static int load_tasks(struct kt_state *st, const char *dir,
-		      struct kt_err *err)
-{
-	int ret;
-
-	free(st->tasks);
-	st->tasks = NULL;
-	st->nr_tasks = 0;
-	free(st->bound);
-	st->bound = NULL;
-	st->nr_bound = 0;
-	free(st->bound_past);
-	st->bound_past = NULL;
-	st->nr_bound_past = 0;
-	ret = for_each_line(st, dir, "tasks", false, tasks_line, err);
-	if (!ret)
-		ret = for_each_line(st, dir, "bind", false, bind_line, err);
-	if (!ret)
-		ret = for_each_line(st, dir, "bind_history", false,
-				    bind_history_line, err);
 	return ret;
 }
 
