@@ -32,6 +32,13 @@ echo 'start master' > $D/workload
 sleep 1
 run taskset -c $MC ktrepl-top -b -n 1 -d 1 --functions 3
 echo stop > $D/workload
+say "activation=mm: a process confined to node $R's CPUs runs on node $R's set"
+taskset -c "$(cat /sys/devices/system/node/node$R/cpulist)" \
+	sh -c 'while :; do read x < /proc/self/stat; done' &
+sleep 1
+run cat $D/bind
+run taskset -c $MC ktrepl-top -b -n 1 -d 1 --functions 3
+kill $!
 say "a runtime patch (static key) reaches every replica"
 echo 1 > /proc/sys/kernel/sched_schedstats
 run head -n 1 $D/patches
