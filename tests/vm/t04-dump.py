@@ -464,7 +464,6 @@ for fmt, core, span in (("ELF", elf_core, elf_header_span(elf_core)),
 rc, _, _ = damaged_run(elf_core, [])
 tap.ok(rc == undamaged_rc == 1, "the restored ELF dump verifies as before "
        f"the damage (exit {rc}: the 5 injected flips)")
-shutil.rmtree(tmp)
 # activation=mm: the bound processes travel in the descriptor, and a bound
 # mm on another node's set is found offline, by ktrepl-dump and by crash
 mm_core = os.path.join(tmp, "vmcore.mm")
@@ -513,4 +512,5 @@ tap.ok(bp is not None and
        f"{bp[1] if bp else '?'}'s set, and no divergence is blamed",
        f"{error} {bout[-2000:]}")
 
+shutil.rmtree(tmp)
 tap.done()
