@@ -195,16 +195,26 @@ static void point_mm(struct mm_struct *mm, int nid)
 	WRITE_ONCE(*mm_slot(mm), val);
 }
 
+/*
+ * b's mm back on the master's entry and let go; the binding, which ended
+ * at until, goes to the history ktrepl-top resolves samples through.
+ */
+static void release_mm(struct ktr_bound *b, u64 until)
+{
+	if (!b->mm)
+		return;
+	point_mm(b->mm, NUMA_NO_NODE);
+	mmdrop(b->mm);
+	b->mm = NULL;
+	atomic64_inc(&nr_unbinds);
+	if (b->since)
+		note_past(b->pid, b->node, b->since, until, b->comm);
+	list_dirty = true;
+}
+
 static void drop_bound(struct ktr_bound *b)
 {
-	if (b->mm) {
-		point_mm(b->mm, NUMA_NO_NODE);
-		mmdrop(b->mm);
-		atomic64_inc(&nr_unbinds);
-		if (b->since)
-			note_past(b->pid, b->node, b->since, local_clock(),
-				  b->comm);
-	}
+	release_mm(b, local_clock());
 	list_del(&b->list);
 	kfree(b);
 	list_dirty = true;
@@ -236,15 +246,8 @@ static bool bind_task(struct task_struct *p, int nid, bool manual,
 	b->excluded = false;
 	get_task_comm(b->comm, p);
 	if (b->mm != mm || b->node != ktr.nodes[nid].memory_nid) {
-		if (b->mm && b->mm != mm) {
-			point_mm(b->mm, NUMA_NO_NODE);	/* exec left it */
-			mmdrop(b->mm);
-			b->mm = NULL;
-			if (b->since)
-				note_past(b->pid, b->node, b->since,
-					  since_hint ? since_hint :
-						       local_clock(), b->comm);
-		}
+		if (b->mm != mm)	/* exec left the old one */
+			release_mm(b, since_hint ? since_hint : local_clock());
 		if (!b->mm) {
 			mmgrab(mm);
 			b->mm = mm;
@@ -784,13 +787,7 @@ static int mm_bind_ctl(pid_t pid, int nid, int set_auto)
 			b->pid = p->tgid;
 			list_add_tail(&b->list, &bound_list);
 		}
-		if (b->mm) {
-			point_mm(b->mm, NUMA_NO_NODE);
-			mmdrop(b->mm);
-			b->mm = NULL;
-			atomic64_inc(&nr_unbinds);
-			list_dirty = true;
-		}
+		release_mm(b, local_clock());
 		b->manual = false;
 		b->excluded = true;
 	}
