@@ -79,13 +79,32 @@ static int abi_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(abi);
 
+/* the replicated modules; kvfree() the result */
+static struct ktrepl_module_info *load_modules(int *nr)
+{
+	struct ktrepl_module_info *mods;
+
+	mods = kvcalloc(KTREPL_MAX_MODULES, sizeof(*mods), GFP_KERNEL);
+	*nr = 0;
+	if (mods && prov->modules)
+		*nr = prov->modules(mods, KTREPL_MAX_MODULES);
+	return mods;
+}
+
 static int summary_show(struct seq_file *m, void *v)
 {
 	struct ktrepl_engine_counters ec = { 0 };
 	u64 patches, bytes, missed, total = 0;
+	struct ktrepl_module_info *mods;
+	int nid, r, nr_mods;
+	u64 mod_bytes = 0;
 	bool propagate;
-	int nid, r;
 
+	mods = load_modules(&nr_mods);
+	if (!mods)
+		return -ENOMEM;
+	for (r = 0; r < nr_mods; r++)
+		mod_bytes += mods[r].end - mods[r].start;
 	if (prov->flush)
 		prov->flush();
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
@@ -94,7 +113,7 @@ static int summary_show(struct seq_file *m, void *v)
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
 	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu\n",
+		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu modules=%d module_bytes=%llu table_mirrors=%llu mirror_missed=%llu\n",
 		   KTREPL_ABI_VERSION, prov->name,
 		   prov->arch,
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
@@ -107,7 +126,8 @@ static int summary_show(struct seq_file *m, void *v)
 			   prov->activation_reason : "-",
 		   ec.audits, ec.audit_repairs, ec.switches, ec.reinstalls,
 		   ec.switch_ns, ec.donated_pages, ec.vetoes, ec.binds,
-		   ec.unbinds);
+		   ec.unbinds, nr_mods, mod_bytes, ec.table_mirrors,
+		   ec.mirror_missed);
 	for_each_online_node(nid)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",
@@ -122,6 +142,13 @@ static int summary_show(struct seq_file *m, void *v)
 			   prov->regions[r].name, prov->regions[r].start,
 			   prov->regions[r].end,
 			   prov->regions[r].end - prov->regions[r].start);
+	for (r = 0; r < nr_mods; r++)
+		seq_printf(m,
+			   "module=%s start=0x%lx text_end=0x%lx end=0x%lx size=%lu orig_node=%d since_ns=%llu\n",
+			   mods[r].name, mods[r].start, mods[r].text_end,
+			   mods[r].end, mods[r].end - mods[r].start,
+			   mods[r].orig_node, mods[r].since_ns);
+	kvfree(mods);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
@@ -130,6 +157,7 @@ struct extent_ctx {
 	struct seq_file *m;
 	int nid;
 	int region;
+	const char *module;
 };
 
 static int show_extent(const struct ktrepl_extent *ext, void *arg)
@@ -144,14 +172,38 @@ static int show_extent(const struct ktrepl_extent *ext, void *arg)
 	return 0;
 }
 
+static int show_module_extent(const struct ktrepl_extent *ext, void *arg)
+{
+	struct extent_ctx *ctx = arg;
+
+	seq_printf(ctx->m,
+		   "node=%d region=module va=0x%lx pa=0x%llx size=%lu page_size=%lu pa_node=%d module=%s\n",
+		   ctx->nid, ext->va, (u64)ext->pa, ext->size,
+		   1UL << ext->page_shift, ktrepl_pa_node(ext->pa),
+		   ctx->module);
+	return 0;
+}
+
 static int replicas_show(struct seq_file *m, void *v)
 {
 	struct extent_ctx ctx = { .m = m };
+	struct ktrepl_module_info *mods;
+	int nr_mods, i;
 
-	for_each_online_node(ctx.nid)
+	mods = load_modules(&nr_mods);
+	if (!mods)
+		return -ENOMEM;
+	for_each_online_node(ctx.nid) {
 		for (ctx.region = 0; ctx.region < prov->nr_regions; ctx.region++)
 			prov->for_each_extent(ctx.nid, ctx.region, show_extent,
 					      &ctx);
+		for (i = 0; i < nr_mods; i++) {
+			ctx.module = mods[i].name;
+			prov->for_each_module_extent(ctx.nid, mods[i].name,
+						     show_module_extent, &ctx);
+		}
+	}
+	kvfree(mods);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(replicas);

@@ -75,6 +75,18 @@ struct ktrepl_task_record {
 	unsigned long probe;	/* the workload's last probe result */
 };
 
+/* A module whose core text and rodata have a copy on every memory node. */
+struct ktrepl_module_info {
+	char name[64];
+	unsigned long start;	/* first byte of its core text */
+	unsigned long text_end;	/* rodata follows, up to end */
+	unsigned long end;
+	int orig_node;		/* node of its own (the master's) first page */
+	u64 since_ns;		/* local_clock() once every node mapped it */
+};
+
+#define KTREPL_MAX_MODULES 1024
+
 /* One leaf mapping in a node's tables, for pgtables/nodeN. */
 struct ktrepl_mapping {
 	unsigned long va;
@@ -100,6 +112,8 @@ struct ktrepl_engine_counters {
 	u64 vetoes;		/* table frees and offlines refused */
 	u64 binds;		/* mm: processes pointed at a set */
 	u64 unbinds;		/* mm: and put back on the master */
+	u64 table_mirrors;	/* module-area table entries mirrored */
+	u64 mirror_missed;	/* mirror hooks that could not run */
 };
 
 /* Visitors: a nonzero return stops the walk and is returned. */
@@ -162,6 +176,17 @@ struct ktrepl_provider {
 	 */
 	int (*for_each_extent)(int nid, int region, ktrepl_extent_fn fn,
 			       void *arg);
+	/**
+	 * @modules: optional; the replicated modules, up to @max, in VA
+	 * order. Context: process; may sleep.
+	 */
+	int (*modules)(struct ktrepl_module_info *mods, int max);
+	/**
+	 * @for_each_module_extent: like @for_each_extent, over the text and
+	 * rodata of module @name. Context: process; may sleep.
+	 */
+	int (*for_each_module_extent)(int nid, const char *name,
+				      ktrepl_extent_fn fn, void *arg);
 	/**
 	 * @node_root: PA of the top-level table (PGD, TTBR1 table) @nid
 	 * runs on. Context: any; does not sleep.

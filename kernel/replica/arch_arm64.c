@@ -132,13 +132,15 @@ static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
  * *VA* it was given, which on a CPU running a replica is that replica's
  * line, not the master's. So the master is written here, through a
  * writable alias of its physical page, and cleaned through its linear
- * alias, which every CPU translates to the master.
+ * alias, which every CPU translates to the master. pa is the master's
+ * physical address of va: the image's, or a module page's.
  */
-static void arm64_write_master(unsigned long va, const void *src, size_t len)
+static void arm64_write_master(unsigned long va, phys_addr_t pa,
+			       const void *src, size_t len)
 {
-	unsigned long alias = (unsigned long)lm_alias((void *)va);
+	unsigned long alias = (unsigned long)phys_to_virt(pa);
 
-	ktr_write_phys(__pa_symbol(va), src, len);
+	ktr_write_phys(pa, src, len);
 	caches_clean_inval_pou(alias, alias + len);
 }
 

@@ -53,7 +53,7 @@ u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
 	}
 }
 
-static void ktr_free(struct page *page, unsigned int order)
+void ktr_free(struct page *page, unsigned int order)
 {
 	__free_pages(page, order);
 	ktr.pages_freed += 1UL << order;
@@ -83,18 +83,20 @@ static struct page *ktr_alloc_flags(int nid, unsigned int order, gfp_t extra)
 	return page;
 }
 
-static struct page *ktr_alloc(int nid, unsigned int order)
+struct page *ktr_alloc(int nid, unsigned int order)
 {
 	return ktr_alloc_flags(nid, order, 0);
 }
 
-struct ktr_chunk *ktr_find_chunk(unsigned long va)
+/* the chunk of a sorted array that holds va, or NULL */
+struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
+				    unsigned long va)
 {
-	int lo = 0, hi = ktr.nr_chunks - 1;
+	int lo = 0, hi = nr - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		struct ktr_chunk *c = &ktr.chunks[mid];
+		struct ktr_chunk *c = &chunks[mid];
 
 		if (va < c->va)
 			hi = mid - 1;
@@ -104,6 +106,18 @@ struct ktr_chunk *ktr_find_chunk(unsigned long va)
 			return c;
 	}
 	return NULL;
+}
+
+/*
+ * The core image's chunk at va, else a replicated module's. Context: a
+ * module chunk is only valid under rcu_read_lock() or with preemption
+ * off, or under the modules' mutex (modules.c).
+ */
+struct ktr_chunk *ktr_find_chunk(unsigned long va)
+{
+	struct ktr_chunk *c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
+
+	return c ? c : ktr_module_chunk(va, false);
 }
 
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid)
@@ -406,6 +420,7 @@ struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
 static int own_table(struct ktr_node *n, u64 *parent, int level,
 		     unsigned long va)
 {
+	unsigned long flags;
 	struct ktr_table *t;
 	struct page *page;
 
@@ -421,15 +436,34 @@ static int own_table(struct ktr_node *n, u64 *parent, int level,
 		       level);
 		return -ENOMEM;
 	}
-	memcpy(page_address(page), ktr_table_va(*parent), PAGE_SIZE);
 	t->page = page;
 	t->level = level;
 	t->va = va & ~(ktr_level_size(level - 1) - 1);
-	list_add_tail(&t->list, &n->tables);
+	/*
+	 * The copy, the listing and the switch are one step for the table
+	 * mirror (modules.c): a master entry written before it is in the
+	 * copy, one written after it is mirrored into the listed copy.
+	 */
+	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
+	memcpy(page_address(page), ktr_table_va(*parent), PAGE_SIZE);
+	list_add_tail_rcu(&t->list, &n->tables);
 	n->table_bytes += PAGE_SIZE;
 	WRITE_ONCE(*parent,
 		   (*parent & ~ktr.geom.addr_mask) | page_to_phys(page));
+	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
 	return 0;
+}
+
+/* the master's table page that node table t copies, or NULL */
+u64 *ktr_master_table_of(const struct ktr_table *t)
+{
+	int level;
+	u64 *e = ktr_walk(ktr.master_root, t->va, t->level - 1, &level);
+
+	if (level != t->level - 1 || !ktr_arch.present(*e) ||
+	    ktr_arch.leaf(*e, level, ktr.geom.levels))
+		return NULL;
+	return ktr_table_va(*e);
 }
 
 static int leaf_level_of(const struct ktr_chunk *c)
@@ -443,10 +477,11 @@ static int leaf_level_of(const struct ktr_chunk *c)
 }
 
 /* Point node n's leaf for chunk c at its copy, owning the path to it. */
-static int map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
+int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
 {
 	int leaf_level = leaf_level_of(c), l, ret;
 	u64 *table = n->root, *e;
+	unsigned long flags;
 
 	if (leaf_level < 0)
 		return -EINVAL;
@@ -458,7 +493,9 @@ static int map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
 		table = ktr_table_va(*e);
 	}
 	e = &table[ktr_level_index(c->va, leaf_level)];
+	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
 	WRITE_ONCE(*e, ktr_arch.node_leaf(*e, page_to_phys(c->copy[n->nid])));
+	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
 	return 0;
 }
 
@@ -482,7 +519,7 @@ int ktr_build_node_tables(struct ktr_node *n)
 	n->table_bytes += PAGE_SIZE << n->root_order;
 
 	for (i = 0; i < ktr.nr_chunks; i++) {
-		ret = map_chunk(n, &ktr.chunks[i]);
+		ret = ktr_map_chunk(n, &ktr.chunks[i]);
 		if (ret)
 			return ret;
 	}

@@ -28,7 +28,11 @@ static char *activation;
 module_param(activation, charp, 0400);
 MODULE_PARM_DESC(activation, "who runs on the replicas: percpu (arm64 default), mm (x86_64 default), workload or inactive");
 
-struct ktr_engine ktr = { .master_nid = NUMA_NO_NODE, .activation_reason = "" };
+struct ktr_engine ktr = {
+	.master_nid = NUMA_NO_NODE,
+	.activation_reason = "",
+	.tables_lock = __RAW_SPIN_LOCK_UNLOCKED(ktr.tables_lock),
+};
 
 /* the activation asked for, or the arch's default */
 static int requested_activation(enum ktrepl_activation *act)
@@ -301,6 +305,9 @@ static int replicate(void)
 		return ret;
 	start_percpu();
 	start_mm();
+	ret = ktr_modules_start();
+	if (ret)
+		return ret;
 	ktr_provider.hook_ns = hook_ns;
 	/* building the replicas and tables, without hooking the patcher */
 	ktr_provider.replicate_ns = ktime_get_ns() - start - hook_ns -
@@ -364,6 +371,8 @@ void ktr_engine_stop(void)
 	/* and every mm, before the sets they point at may go */
 	if (ktr_arch.mm)
 		ktr_arch.mm->stop();
+	/* then the module-area tables may go stale: nobody walks them */
+	ktr_modules_stop();
 	ktr_fresh_stop();
 	ktr_workload_stop();
 	ktr_patch_stop();
@@ -375,6 +384,7 @@ void ktr_engine_free(void)
 
 	ktr_workload_free();
 	ktr_patch_free();
+	ktr_modules_free();
 	if (ktr.nodes)
 		for_each_online_node(nid)
 			ktr_free_node(&ktr.nodes[nid]);

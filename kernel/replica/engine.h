@@ -7,6 +7,7 @@
  *   build.c     chunks, node-local replicas and each node's tables
  *   patch.c     propagation of runtime text patches into every replica
  *   workload.c  worker threads on node tables (activation "workload")
+ *   modules.c   module text and rodata, and the tables they add
  *   inject.c    fault injection for the tests (fault_inject=1)
  *   provider.c  the struct ktrepl_provider the publisher reads
  *   arch_*.c    one per architecture, chosen by Kbuild
@@ -129,7 +130,8 @@ struct ktr_arch {
 	 * replicas; skip_kernel_write then makes the hooked function return
 	 * success without writing. Context: the hook, interrupts off.
 	 */
-	void (*write_master)(unsigned long va, const void *src, size_t len);
+	void (*write_master)(unsigned long va, phys_addr_t pa, const void *src,
+			     size_t len);
 	void (*skip_kernel_write)(struct pt_regs *regs);
 	/*
 	 * Pages the kernel expects right below a root it runs on (arm64
@@ -214,6 +216,12 @@ struct ktr_engine {
 
 	bool replicas_ready;
 	bool alias_protected;	/* every replica's direct-map alias is RO */
+	/*
+	 * Held over every write to a node's tables made after load, and by
+	 * the table mirror (modules.c) over its comparison: raw, since the
+	 * mirror runs in kretprobe handlers.
+	 */
+	raw_spinlock_t tables_lock;
 };
 
 extern struct ktr_engine ktr;
@@ -248,7 +256,13 @@ static inline u64 *ktr_table_va(u64 entry)
 
 /* build.c: process context, at load */
 u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);
+struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
+				    unsigned long va);
 struct ktr_chunk *ktr_find_chunk(unsigned long va);
+struct page *ktr_alloc(int nid, unsigned int order);
+void ktr_free(struct page *page, unsigned int order);
+int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c);
+u64 *ktr_master_table_of(const struct ktr_table *t);
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid);
 struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
 				  unsigned long va);
@@ -312,6 +326,17 @@ int ktr_percpu_pm_revert(int cpu);
 const char *ktr_fresh_start(void);	/* before the node tables are built */
 void ktr_fresh_stop(void);
 u64 ktr_fresh_vetoes(void);
+
+/* modules.c: module text and rodata (modules=1) */
+struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only);
+int ktr_modules_start(void);		/* replicate the live ones, follow */
+void ktr_modules_stop(void);		/* stop following loads and vmaps */
+void ktr_modules_free(void);
+struct ktrepl_module_info;
+int ktr_modules_list(struct ktrepl_module_info *mods, int max);
+int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
+		       void *arg);
+void ktr_modules_counters(u64 *mirrored, u64 *missed);
 
 /* inject.c */
 int ktr_inject(const char *cmd);

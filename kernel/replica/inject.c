@@ -169,18 +169,6 @@ static int mark_shared_root_entry(int nid)
 	return -ENOENT;
 }
 
-/* the master's table page that node table t copies */
-static u64 *master_table_of(const struct ktr_table *t)
-{
-	int level;
-	u64 *e = ktr_walk(ktr.master_root, t->va, t->level - 1, &level);
-
-	if (level != t->level - 1 || !ktr_arch.present(*e) ||
-	    ktr_arch.leaf(*e, level, ktr.geom.levels))
-		return NULL;
-	return ktr_table_va(*e);
-}
-
 /*
  * Make one entry of a node-owned table page that is not on the path to
  * the replicas differ from the master's, as a missed table update would:
@@ -194,7 +182,7 @@ static int mark_stale_entry(int nid, int want_level)
 	unsigned int i, best_i = 0;
 
 	list_for_each_entry(t, &n->tables, list) {
-		u64 *own = page_address(t->page), *master = master_table_of(t);
+		u64 *own = page_address(t->page), *master = ktr_master_table_of(t);
 
 		if (!master || (want_level >= 0 && t->level != want_level) ||
 		    (best && best->level >= t->level))

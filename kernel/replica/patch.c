@@ -220,12 +220,15 @@ void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
 	slot_unmap();
 }
 
-static bool in_replicated(unsigned long va, size_t len)
+/* the chunk a patch at va lands in, core or module; NULL if none */
+static struct ktr_chunk *replicated_chunk(unsigned long va, size_t len)
 {
 	const struct ktr_chunk *first = &ktr.chunks[0],
 			       *last = &ktr.chunks[ktr.nr_chunks - 1];
 
-	return va + len > first->va && va < last->va + ktr_chunk_size(last);
+	if (va + len > first->va && va < last->va + ktr_chunk_size(last))
+		return ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
+	return ktr_module_chunk(va, false);
 }
 
 static void log_patch(unsigned long va, size_t len, unsigned int written,
@@ -253,13 +256,16 @@ static void propagate_patch(struct pt_regs *regs)
 {
 	unsigned int written = 0;
 	unsigned long va, flags;
+	struct ktr_chunk *c;
 	const void *src;
 	size_t len;
 	bool fill;
 	int nid;
 
-	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len ||
-	    !in_replicated(va, len))
+	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len)
+		return;
+	c = replicated_chunk(va, len);
+	if (!c)
 		return;
 	/* before the copy is taken, the copy itself will carry the patch */
 	if (!READ_ONCE(ktr.replicas_ready))
@@ -272,7 +278,8 @@ static void propagate_patch(struct pt_regs *regs)
 	}
 	raw_spin_lock_irqsave(&hook_lock, flags);
 	if (ktr_arch.write_master)
-		ktr_arch.write_master(va, src, len);
+		ktr_arch.write_master(va, c->master_pa + (va - c->va), src,
+				      len);
 	for_each_online_node(nid) {
 		if (!ktr.nodes[nid].own_replica)
 			continue;

@@ -163,6 +163,7 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 	c->vetoes = ktr_fresh_vetoes();
 	if (ktr.activation == KTREPL_ACT_MM)
 		ktr_arch.mm->counters(&c->binds, &c->unbinds);
+	ktr_modules_counters(&c->table_mirrors, &c->mirror_missed);
 }
 
 static phys_addr_t ktr_installed_root(int cpu)
@@ -183,6 +184,8 @@ struct ktrepl_provider ktr_provider = {
 	.regions = ktr.regions,
 	.memory_node = ktr_memory_node,
 	.for_each_extent = ktr_walk_extents,
+	.modules = ktr_modules_list,
+	.for_each_module_extent = ktr_module_extents,
 	.node_root = ktr_node_root,
 	.for_each_mapping = ktr_walk_mappings,
 	.root_diff = ktr_root_diff,

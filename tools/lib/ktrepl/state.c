@@ -328,11 +328,48 @@ static int summary_region(struct kt_state *st, const char *line,
 
 	if (st->nr_regions >= KT_MAX_REGIONS)
 		return bad_record(fc, "too many regions");
+	memset(r, 0, sizeof(*r));
 	ret = KV_READ(line, region_fields, r, "region record", fc);
 	if (ret)
 		return ret;
 	if (r->end < r->start)
 		return bad_record(fc, "region record ends before it starts");
+	r->text_end = strcmp(r->name, "text") ? r->start : r->end;
+	r->orig_node = -1;
+	st->nr_regions++;
+	return 0;
+}
+
+static const struct kv_field module_fields[] = {
+	KV_FIELD("start", KV_U64, struct kt_region_state, start, true),
+	KV_FIELD("end", KV_U64, struct kt_region_state, end, true),
+	KV_FIELD("text_end", KV_U64, struct kt_region_state, text_end, true),
+	KV_FIELD("orig_node", KV_INT, struct kt_region_state, orig_node,
+		 false),
+};
+
+/* a replicated module: region "module:NAME" */
+static int summary_module(struct kt_state *st, const char *line,
+			  struct file_ctx *fc)
+{
+	struct kt_region_state *r = &st->regions[st->nr_regions];
+	char name[56];
+	int ret;
+
+	if (st->nr_regions >= KT_MAX_REGIONS)
+		return bad_record(fc, "too many modules");
+	memset(r, 0, sizeof(*r));
+	r->orig_node = -1;
+	if (kt_kv_str(line, "module", name, sizeof(name)) || !*name)
+		return bad_record(fc, "module record lacks a name");
+	ret = KV_READ(line, module_fields, r, "module record", fc);
+	if (ret)
+		return ret;
+	if (r->end < r->start || r->text_end < r->start ||
+	    r->text_end > r->end)
+		return bad_record(fc, "module record: text_end outside start..end");
+	snprintf(r->name, sizeof(r->name), KT_MODULE_PREFIX "%s", name);
+	r->module = true;
 	st->nr_regions++;
 	return 0;
 }
@@ -349,6 +386,8 @@ static int summary_line(struct kt_state *st, const char *line,
 		return summary_node(st, line, fc);
 	if (kt_kv_find(line, "region", &len))
 		return summary_region(st, line, fc);
+	if (!strncmp(line, "module=", 7))
+		return summary_module(st, line, fc);
 	return 0;	/* a record type from a newer minor revision */
 }
 
@@ -369,7 +408,7 @@ static int replicas_line(struct kt_state *st, const char *line,
 			 struct file_ctx *fc)
 {
 	struct kt_extent_state *e;
-	char region[16];
+	char region[72];
 
 	if (grow((void **)&st->extents, st->nr_extents, sizeof(*e), fc->err))
 		return -ENOMEM;
@@ -379,6 +418,13 @@ static int replicas_line(struct kt_state *st, const char *line,
 	    kt_kv_u64(line, "va", &e->va) || kt_kv_u64(line, "pa", &e->pa) ||
 	    kt_kv_u64(line, "size", &e->size) || !e->size)
 		return bad_record(fc, "replica record lacks node, region, va, pa or size");
+	if (!strcmp(region, "module")) {
+		char name[56];
+
+		if (kt_kv_str(line, "module", name, sizeof(name)))
+			return bad_record(fc, "module replica record lacks module");
+		snprintf(region, sizeof(region), KT_MODULE_PREFIX "%s", name);
+	}
 	e->region = kt_state_region(st, region);
 	if (e->region < 0)
 		return bad_record(fc, "replica record names an unknown region");
@@ -603,6 +649,16 @@ const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid)
 		if (st->nodes[i].nid == nid)
 			return &st->nodes[i];
 	return NULL;
+}
+
+const char *kt_region_module(const struct kt_region_state *r)
+{
+	return r->module ? r->name + strlen(KT_MODULE_PREFIX) : NULL;
+}
+
+bool kt_region_is_text(const struct kt_region_state *r, uint64_t va)
+{
+	return va >= r->start && va < r->text_end;
 }
 
 int kt_state_region(const struct kt_state *st, const char *name)

@@ -14,7 +14,8 @@
 #define KT_ABI_MAX 1
 
 #define KT_MAX_NODES 64
-#define KT_MAX_REGIONS 8
+/* text, rodata and one per replicated module */
+#define KT_MAX_REGIONS 256
 
 /* A node's part, as KTREPL_DESC_ROLE_* numbers it in the descriptor. */
 enum kt_role {
@@ -54,11 +55,20 @@ struct kt_node_state {
 	uint64_t mem_end;
 };
 
+/*
+ * A replicated range: the image's "text" and "rodata", or a module's
+ * text and rodata as "module:NAME", text up to text_end.
+ */
 struct kt_region_state {
-	char name[16];
+	char name[72];
 	uint64_t start;
 	uint64_t end;
+	uint64_t text_end;	/* [start, text_end) is text */
+	bool module;
+	int orig_node;		/* module: node of its own pages, or -1 */
 };
+
+#define KT_MODULE_PREFIX "module:"
 
 struct kt_extent_state {
 	int node;
@@ -178,6 +188,10 @@ int kt_state_load_plain(struct kt_state *st, struct kt_memsrc *src,
 
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
 int kt_state_region(const struct kt_state *st, const char *name);
+/* the module name of a region ("fat" for "module:fat"), or NULL */
+const char *kt_region_module(const struct kt_region_state *r);
+/* is va text (not rodata) of region r? */
+bool kt_region_is_text(const struct kt_region_state *r, uint64_t va);
 /* the node whose memory holds pa, or -1 */
 int kt_state_pa_node(const struct kt_state *st, uint64_t pa);
 /* the extent of node nid that maps va, or NULL */

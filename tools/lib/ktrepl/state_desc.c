@@ -218,9 +218,12 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	for (i = 0; i < d.nr_regions; i++) {
 		struct kt_region_state *r = &st->regions[st->nr_regions++];
 
+		memset(r, 0, sizeof(*r));
 		snprintf(r->name, sizeof(r->name), "%.15s", regions[i].name);
 		r->start = regions[i].start;
 		r->end = regions[i].end;
+		r->text_end = strcmp(r->name, "text") ? r->start : r->end;
+		r->orig_node = -1;
 	}
 	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));
 	st->cpus = calloc(d.nr_cpus ? d.nr_cpus : 1, sizeof(*st->cpus));

@@ -11,7 +11,7 @@
 #include "symbols.h"
 
 static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
-		   const char *name, struct kt_err *err)
+		   const char *name, const char *module, struct kt_err *err)
 {
 	if (tab->nr == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 4096;
@@ -24,8 +24,12 @@ static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
 	}
 	tab->syms[tab->nr].addr = addr;
 	tab->syms[tab->nr].name = strdup(name);
-	if (!tab->syms[tab->nr].name)
+	tab->syms[tab->nr].module = module ? strdup(module) : NULL;
+	if (!tab->syms[tab->nr].name || (module && !tab->syms[tab->nr].module)) {
+		free(tab->syms[tab->nr].name);
+		free(tab->syms[tab->nr].module);
 		return kt_err_set(err, ENOMEM, "out of memory for symbols");
+	}
 	tab->nr++;
 	return 0;
 }
@@ -40,7 +44,7 @@ static int cmp_sym(const void *a, const void *b)
 int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
 		       struct kt_err *err)
 {
-	char line[512], name[256], type;
+	char line[512], name[256], module[72], type;
 	unsigned long long addr;
 	size_t cap = 0;
 	FILE *fp;
@@ -51,12 +55,16 @@ int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
 	if (!fp)
 		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+		int fields = sscanf(line, "%llx %c %255s [%71[^]]]", &addr,
+				    &type, name, module);
+
+		if (fields < 3)
 			continue;
 		/* absolute and undefined symbols say nothing about text */
 		if (type == 'a' || type == 'A' || type == 'U' || !addr)
 			continue;
-		ret = add_sym(tab, &cap, addr, name, err);
+		ret = add_sym(tab, &cap, addr, name, fields == 4 ? module : NULL,
+			      err);
 		if (ret)
 			break;
 	}
@@ -109,7 +117,7 @@ int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
 			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			ret = add_sym(tab, &cap, sym.st_value, name, err);
+			ret = add_sym(tab, &cap, sym.st_value, name, NULL, err);
 		}
 	}
 	if (!ret && !found)
@@ -134,8 +142,10 @@ void kt_symtab_free(struct kt_symtab *tab)
 {
 	size_t i;
 
-	for (i = 0; i < tab->nr; i++)
+	for (i = 0; i < tab->nr; i++) {
 		free(tab->syms[i].name);
+		free(tab->syms[i].module);
+	}
 	free(tab->syms);
 	memset(tab, 0, sizeof(*tab));
 }
@@ -191,7 +201,10 @@ void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
 	uint64_t off = 0;
 
 	s = tab ? kt_symtab_lookup(tab, addr, &off) : NULL;
-	if (s)
+	if (s && s->module)
+		snprintf(buf, len, "%s+0x%" PRIx64 " [%s]", s->name, off,
+			 s->module);
+	else if (s)
 		snprintf(buf, len, "%s+0x%" PRIx64, s->name, off);
 	else
 		snprintf(buf, len, "0x%" PRIx64, addr);

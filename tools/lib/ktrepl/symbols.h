@@ -10,6 +10,7 @@
 struct kt_sym {
 	uint64_t addr;
 	char *name;
+	char *module;	/* kallsyms' "[module]", or NULL for the image */
 };
 
 /* Kernel symbols from /proc/kallsyms, a System.map, or a vmlinux. */
@@ -37,7 +38,7 @@ uint64_t kt_symtab_addr(const struct kt_symtab *tab, const char *name);
 /* the symbol at or below addr; offset in *off; NULL if none */
 const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *tab,
 				      uint64_t addr, uint64_t *off);
-/* "name+0xoff" or "0xaddr" into buf */
+/* "name+0xoff", "name+0xoff [module]" or "0xaddr" into buf */
 void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
 		      size_t len);
 

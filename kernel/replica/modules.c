@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module text and rodata, replicated like the core image's (modules=1).
+ *
+ * Which modules, and when: every module that is LIVE, at load, and each
+ * one loaded later from its MODULE_STATE_LIVE notification. By then the
+ * loader has relocated it, applied its alternatives and jump labels,
+ * made its text read-only and executable, and run its init; from then on
+ * its core text and rodata change only through the text patcher, whose
+ * hook reaches module chunks as it reaches the core's. Init text, and a
+ * module still COMING, run from the master. ro_after_init data is data
+ * and is not replicated. ktrepl.ko itself is not replicated.
+ *
+ * Tables: a module's pages are 4 KiB vmalloc pages, so its chunks are
+ * leaf entries of a PTE page it shares with other module-area mappings
+ * (other modules, BPF programs, kprobe and ftrace trampolines). A node
+ * then owns copies of those PTE pages and of the PMD page above them,
+ * and the kernel keeps writing only the master's originals. The table
+ * mirror keeps every owned copy equal to its master except for the
+ * entries that point at the node's own replicas and tables: kretprobes
+ * on the functions that map, unmap and change the protections of
+ * vmalloc ranges (the non-inlined ones: vmalloc.c inlines its inner map
+ * and unmap calls) mirror each range that crosses an owned table, after
+ * the kernel wrote the master's and before the caller can use it (a new
+ * mapping), or before the pages go back to the allocator (an unmap:
+ * vfree() flushes and frees only after vunmap_range_noflush()).
+ *
+ * Unload of a module: its node leaves are pointed back at the master and
+ * every CPU's TLB flushed while the patch hook still writes its copies;
+ * only then are the copies unlisted and, after an RCU grace period (the
+ * patch hook runs with preemption off), freed, before the module's own
+ * memory is (the GOING notifier runs before free_module()).
+ *
+ * Context: process (notifier, load, unload) for modules; the mirror in
+ * kretprobe handlers, any context, under ktr.tables_lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/io.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <asm/tlbflush.h>
+
+#include "engine.h"
+#include "ktrepl_node.h"
+
+static bool modules = true;
+module_param(modules, bool, 0400);
+MODULE_PARM_DESC(modules, "replicate the text and rodata of loaded modules too (default 1)");
+
+struct ktr_module {
+	struct list_head list;	/* in ktr_modules: RCU, writers under mods_lock */
+	struct module *mod;	/* valid while listed and followed */
+	char name[MODULE_NAME_LEN];
+	unsigned long start, text_end, end;
+	struct ktr_chunk *chunks;
+	int nr_chunks;
+	bool ready;		/* copies taken: the patch hook writes them */
+	bool mapped;		/* node leaves point at them: the mirror keeps them */
+	u64 since_ns;
+};
+
+static LIST_HEAD(ktr_modules);
+static DEFINE_MUTEX(mods_lock);
+static bool following;		/* notifier and mirror hooks registered */
+static atomic64_t nr_mirrored;
+/*
+ * The VAs the owned leaf and next-to-leaf tables cover, inclusive (the
+ * last table of the address space ends at 2^64), under tables_lock.
+ */
+static unsigned long mirror_lo = ULONG_MAX, mirror_last;
+static void (*flush_kernel_range_fn)(unsigned long start, unsigned long end);
+
+/* the core text and rodata of mod; 6.1's layout */
+static void module_core_ranges(struct module *mod, unsigned long *start,
+			       unsigned long *text_end, unsigned long *end)
+{
+	*start = (unsigned long)mod->core_layout.base;
+	*text_end = *start + mod->core_layout.text_size;
+	*end = *start + mod->core_layout.ro_size;
+}
+
+struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
+{
+	struct ktr_module *km;
+
+	list_for_each_entry_rcu(km, &ktr_modules, list, true) {
+		if (va < km->start || va >= km->end)
+			continue;
+		if (!READ_ONCE(km->ready) ||
+		    (mapped_only && !READ_ONCE(km->mapped)))
+			return NULL;
+		return ktr_search_chunks(km->chunks, km->nr_chunks, va);
+	}
+	return NULL;
+}
+
+/* every CPU, global entries too; process context */
+static void flush_all_cpus(unsigned long start, unsigned long end)
+{
+#ifdef CONFIG_ARM64
+	flush_tlb_kernel_range(start, end);
+#else
+	if (flush_kernel_range_fn)
+		flush_kernel_range_fn(start, end);
+#endif
+}
+
+/*
+ * What entry idx of node n's owned table t should hold, given the
+ * master's: the master's, except where n points at its own lower table
+ * or its own replica of a mapped chunk.
+ */
+static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
+			 unsigned long va, u64 master, u64 cur, u64 *want)
+{
+	struct ktr_chunk *c;
+
+	*want = master;
+	if (t->level < ktr.geom.levels - 1 && ktr_arch.present(cur) &&
+	    !ktr_arch.leaf(cur, t->level, ktr.geom.levels)) {
+		struct ktr_table *lower = ktr_owned_table(n, t->level + 1, va);
+
+		if (lower && page_to_phys(lower->page) ==
+				     (cur & ktr.geom.addr_mask))
+			return false;
+	}
+	if (ktr_arch.present(master) &&
+	    ktr_arch.leaf(master, t->level, ktr.geom.levels)) {
+		c = ktr_module_chunk(va, true);
+		if (!c)
+			c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
+		if (c && c->va == va && c->copy && c->copy[n->nid] &&
+		    c->page_shift == ktr.geom.shift[t->level])
+			*want = ktr_arch.node_leaf(master,
+						   ktr_chunk_pa(c, n->nid));
+	}
+	return cur != *want;
+}
+
+/*
+ * Make every owned table that translates part of [start, end) equal to
+ * its master again, but for the node's own entries. Returns whether a
+ * present entry changed (a TLB may hold it). Context: any.
+ */
+static bool mirror_range(unsigned long start, unsigned long end)
+{
+	bool flush = false;
+	unsigned long flags;
+	int nid;
+
+	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
+	if (end - 1 < mirror_lo || start > mirror_last)
+		goto out;
+	for_each_online_node(nid) {
+		struct ktr_node *n = &ktr.nodes[nid];
+		struct ktr_table *t;
+
+		if (!n->own_replica || !n->root)
+			continue;
+		list_for_each_entry(t, &n->tables, list) {
+			unsigned long size = ktr_level_size(t->level);
+			unsigned long span = ktr_level_size(t->level - 1);
+			unsigned long lo = max(start, t->va) & ~(size - 1);
+			unsigned long hi = min(end - 1, t->va + span - 1);
+			u64 *master, *copy = page_address(t->page);
+			unsigned long va;
+
+			if (start > t->va + (span - 1) || end - 1 < t->va)
+				continue;
+			master = ktr_master_table_of(t);
+			if (!master)
+				continue;
+			for (va = lo; va <= hi && va >= lo; va += size) {
+				unsigned int i = ktr_level_index(va, t->level);
+				u64 cur = READ_ONCE(copy[i]), want;
+
+				if (cur == READ_ONCE(master[i]))
+					continue;
+				if (!wanted_entry(n, t, va, READ_ONCE(master[i]),
+						  cur, &want))
+					continue;
+				WRITE_ONCE(copy[i], want);
+				flush |= ktr_arch.present(cur);
+				atomic64_inc(&nr_mirrored);
+			}
+		}
+	}
+	if (ktr_arch.tables_changed)
+		ktr_arch.tables_changed();
+out:
+	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
+	return flush;
+}
+
+/* the mirror hooks: (start, end) taken at entry, mirrored at return */
+struct mirror_args {
+	unsigned long start, end;
+};
+
+static bool crosses_owned(unsigned long start, unsigned long end)
+{
+	return end - 1 >= READ_ONCE(mirror_lo) &&
+	       start <= READ_ONCE(mirror_last);
+}
+
+static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mirror_args *a = (void *)ri->data;
+
+	a->start = regs_get_kernel_argument(regs, 0);
+	a->end = regs_get_kernel_argument(regs, 1);
+	/* nonzero: no return handler, the instance goes back at once */
+	return !crosses_owned(a->start, a->end);
+}
+NOKPROBE_SYMBOL(range_entry);
+
+static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mirror_args *a = (void *)ri->data;
+
+	a->start = regs_get_kernel_argument(regs, 0);
+	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
+	return !crosses_owned(a->start, a->end);
+}
+NOKPROBE_SYMBOL(pages_entry);
+
+static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs);
+
+/*
+ * __vmalloc_node_range(size, ...) and vmap(pages, count, ...): the area
+ * is known at return. Their inner map calls are inlined in vmalloc.c.
+ */
+static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mirror_args *a = (void *)ri->data;
+
+	a->end = PAGE_ALIGN(regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+NOKPROBE_SYMBOL(alloc_entry);
+
+static int vmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mirror_args *a = (void *)ri->data;
+
+	a->end = regs_get_kernel_argument(regs, 1) << PAGE_SHIFT;
+	return 0;
+}
+NOKPROBE_SYMBOL(vmap_entry);
+
+static int alloc_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mirror_args *a = (void *)ri->data;
+	unsigned long addr = regs_return_value(regs);
+
+	if (!addr || !crosses_owned(addr, addr + a->end))
+		return 0;
+	a->start = addr;
+	a->end += addr;
+	return mirror_return(ri, regs);
+}
+NOKPROBE_SYMBOL(alloc_return);
+
+/* remove_vm_area(addr): the range is known at return, from its area */
+static int area_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long addr = regs_get_kernel_argument(regs, 0);
+
+	return !crosses_owned(addr, addr + 1);
+}
+NOKPROBE_SYMBOL(area_entry);
+
+static int area_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vm_struct *vm = (void *)regs_return_value(regs);
+	struct mirror_args *a = (void *)ri->data;
+
+	if (!vm)
+		return 0;
+	a->start = (unsigned long)vm->addr;
+	a->end = a->start + vm->size;
+	return mirror_return(ri, regs);
+}
+NOKPROBE_SYMBOL(area_return);
+
+static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mirror_args *a = (void *)ri->data;
+
+	/*
+	 * A protection change: the kernel flushed before returning, and a
+	 * CPU on a node's tables may have refilled from the old entry. arm64
+	 * invalidates by broadcast, in any context; x86 takes a spurious
+	 * fault on a stale read-only or no-exec entry, which re-walks and
+	 * finds the mirrored one.
+	 */
+	if (mirror_range(a->start, a->end) && IS_ENABLED(CONFIG_ARM64))
+		flush_all_cpus(a->start, a->end);
+	return 0;
+}
+NOKPROBE_SYMBOL(mirror_return);
+
+#define MIRROR_PROBE(sym, entry, ret)                                 \
+	{ .kp.symbol_name = sym, .entry_handler = entry,               \
+	  .handler = ret,                                              \
+	  .data_size = sizeof(struct mirror_args), .maxactive = 256 }
+
+static struct kretprobe mirror_probes[] = {
+	MIRROR_PROBE("__vmalloc_node_range", alloc_entry, alloc_return),
+	MIRROR_PROBE("vmap", vmap_entry, alloc_return),
+	/* (addr, end, prot, pages, page_shift): maps by other files */
+	MIRROR_PROBE("__vmap_pages_range_noflush", range_entry, mirror_return),
+	MIRROR_PROBE("vmap_pages_range_noflush", range_entry, mirror_return),
+	/*
+	 * (start, end): unmappings by other files; vmalloc.c inlines its
+	 * own calls (vfree, vunmap), which all pass remove_vm_area()
+	 */
+	MIRROR_PROBE("vunmap_range_noflush", range_entry, mirror_return),
+	MIRROR_PROBE("remove_vm_area", area_entry, area_return),
+	/* (addr, numpages) */
+	MIRROR_PROBE("set_memory_ro", pages_entry, mirror_return),
+	MIRROR_PROBE("set_memory_rw", pages_entry, mirror_return),
+	MIRROR_PROBE("set_memory_x", pages_entry, mirror_return),
+	MIRROR_PROBE("set_memory_nx", pages_entry, mirror_return),
+};
+static unsigned int nr_mirror_probes;
+
+static void free_module_replicas(struct ktr_module *km)
+{
+	int i, nid;
+
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_chunk *c = &km->chunks[i];
+
+		if (!c->copy)
+			continue;
+		for_each_replica(c, nid) {
+			if (ktr.alias_protected)
+				ktr_arch.protect_alias((unsigned long)
+						page_address(c->copy[nid]), 1, false);
+			ktr_free(c->copy[nid], 0);
+			ktr.nodes[nid].replica_bytes -= PAGE_SIZE;
+		}
+		kfree(c->copy);
+	}
+	kfree(km->chunks);
+	kfree(km);
+}
+
+/* chunks over the master's 4 KiB leaves of [start, end) */
+static int collect_module_chunks(struct ktr_module *km)
+{
+	unsigned long va;
+	int n = 0;
+
+	km->chunks = kcalloc((km->end - km->start) >> PAGE_SHIFT,
+			     sizeof(*km->chunks), GFP_KERNEL);
+	if (!km->chunks)
+		return -ENOMEM;
+	for (va = km->start; va < km->end; va += PAGE_SIZE) {
+		int level;
+		u64 e = READ_ONCE(*ktr_walk(ktr.master_root, va, -1, &level));
+		struct ktr_chunk *c = &km->chunks[n];
+
+		if (!ktr_arch.present(e) || level != ktr.geom.levels - 1)
+			return -EINVAL;
+		c->va = va;
+		c->page_shift = PAGE_SHIFT;
+		c->region = va < km->text_end ? 0 : 1;
+		c->master_pa = e & ktr.geom.addr_mask;
+		n++;
+	}
+	km->nr_chunks = n;
+	return 0;
+}
+
+static int alloc_module_replicas(struct ktr_module *km)
+{
+	int i, nid;
+
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_chunk *c = &km->chunks[i];
+
+		c->copy = kcalloc(nr_node_ids, sizeof(*c->copy), GFP_KERNEL);
+		if (!c->copy)
+			return -ENOMEM;
+		for_each_online_node(nid) {
+			if (!ktr.nodes[nid].own_replica)
+				continue;
+			c->copy[nid] = ktr_alloc(nid, 0);
+			if (!c->copy[nid]) {
+				pr_err("no memory on node %d for module %s\n",
+				       nid, km->name);
+				return -ENOMEM;
+			}
+			ktr.nodes[nid].replica_bytes += PAGE_SIZE;
+		}
+	}
+	return 0;
+}
+
+/* compare the copies with the master, repair; returns how many differed */
+static int recopy_module(struct ktr_module *km)
+{
+	int i, nid, fixed = 0;
+
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_chunk *c = &km->chunks[i];
+
+		for_each_replica(c, nid) {
+			if (!memcmp(page_address(c->copy[nid]), (void *)c->va,
+				    PAGE_SIZE))
+				continue;
+			ktr_replica_write(nid, c->va, (void *)c->va, -1,
+					  PAGE_SIZE);
+			fixed++;
+		}
+	}
+	return fixed;
+}
+
+/* the same protocol as the core's copy: see ktr_copy_replicas() */
+static int copy_module(struct ktr_module *km)
+{
+	int i, nid, pass;
+
+	if (ktr.text_mutex)
+		mutex_lock(ktr.text_mutex);
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_chunk *c = &km->chunks[i];
+
+		for_each_replica(c, nid) {
+			memcpy(page_address(c->copy[nid]), (void *)c->va,
+			       PAGE_SIZE);
+			ktr_arch.sync_icache(page_address(c->copy[nid]), c->va,
+					     PAGE_SIZE);
+		}
+	}
+	WRITE_ONCE(km->ready, true);
+	if (ktr.text_mutex) {
+		mutex_unlock(ktr.text_mutex);
+		return 0;
+	}
+	for (pass = 0; pass < 10; pass++)
+		if (!recopy_module(km))
+			return 0;
+	return -EBUSY;
+}
+
+static void note_owned_span(void)
+{
+	unsigned long flags, lo = ULONG_MAX, last = 0;
+	int nid;
+
+	for_each_online_node(nid) {
+		struct ktr_table *t;
+
+		if (!ktr.nodes[nid].own_replica)
+			continue;
+		list_for_each_entry(t, &ktr.nodes[nid].tables, list) {
+			if (t->level < ktr.geom.levels - 2)
+				continue;
+			lo = min(lo, t->va);
+			last = max(last,
+				   t->va + (ktr_level_size(t->level - 1) - 1));
+		}
+	}
+	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
+	WRITE_ONCE(mirror_lo, lo);
+	WRITE_ONCE(mirror_last, last);
+	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
+}
+
+static int map_module(struct ktr_module *km)
+{
+	int i, nid, ret;
+
+	WRITE_ONCE(km->mapped, true);
+	for_each_online_node(nid) {
+		struct ktr_node *n = &ktr.nodes[nid];
+
+		if (!n->own_replica || !n->root)
+			continue;
+		for (i = 0; i < km->nr_chunks; i++) {
+			ret = ktr_map_chunk(n, &km->chunks[i]);
+			if (ret)
+				return ret;
+		}
+	}
+	note_owned_span();
+	if (ktr_arch.tables_changed)
+		ktr_arch.tables_changed();
+	/* CPUs on node tables may hold the master's: send them to theirs */
+	flush_all_cpus(km->start, km->end);
+	return 0;
+}
+
+/* node leaves back on the master, every TLB flushed, then unlisted */
+static void unmap_and_unlist(struct ktr_module *km)
+{
+	if (READ_ONCE(km->mapped)) {
+		WRITE_ONCE(km->mapped, false);
+		mirror_range(km->start, km->end);
+		flush_all_cpus(km->start, km->end);
+	}
+	list_del_rcu(&km->list);
+	/* the patch hook runs with preemption off */
+	synchronize_rcu();
+}
+
+static struct ktr_module *find_listed(struct module *mod)
+{
+	struct ktr_module *km;
+
+	list_for_each_entry(km, &ktr_modules, list)
+		if (km->mod == mod)
+			return km;
+	return NULL;
+}
+
+/* as the core's: no executed replica has a writable alias */
+static void protect_module(struct ktr_module *km)
+{
+	int i, nid;
+
+	for (i = 0; i < km->nr_chunks; i++)
+		for_each_replica(&km->chunks[i], nid)
+			ktr_arch.protect_alias((unsigned long)page_address(
+						       km->chunks[i].copy[nid]),
+					       1, true);
+}
+
+/* Context: process, under mods_lock. */
+static int replicate_module(struct module *mod)
+{
+	struct ktr_module *km;
+	int ret;
+
+	if (mod == THIS_MODULE || find_listed(mod))
+		return 0;
+	km = kzalloc(sizeof(*km), GFP_KERNEL);
+	if (!km)
+		return -ENOMEM;
+	km->mod = mod;
+	strscpy(km->name, mod->name, sizeof(km->name));
+	module_core_ranges(mod, &km->start, &km->text_end, &km->end);
+	if (km->end <= km->start) {
+		kfree(km);
+		return 0;
+	}
+	ret = collect_module_chunks(km);
+	if (!ret)
+		ret = alloc_module_replicas(km);
+	if (ret) {
+		free_module_replicas(km);
+		return ret;
+	}
+	list_add_tail_rcu(&km->list, &ktr_modules);
+	ret = copy_module(km);
+	if (!ret && ktr.alias_protected) {
+		protect_module(km);
+		/*
+		 * x86 also changes the image's alias of a page the image
+		 * once held (freed init memory), in the master's table only
+		 */
+		mirror_range(0, ULONG_MAX);
+	}
+	if (!ret)
+		ret = map_module(km);
+	if (ret) {
+		pr_err("module %s not replicated: %d\n", km->name, ret);
+		unmap_and_unlist(km);
+		free_module_replicas(km);
+		return ret;
+	}
+	km->since_ns = local_clock();
+	pr_info("module %s replicated: %lu KiB of text and rodata per node\n",
+		km->name, (km->end - km->start) >> 10);
+	ktr_notify_changed(true);
+	return 0;
+}
+
+static void forget_module(struct ktr_module *km)
+{
+	unmap_and_unlist(km);
+	free_module_replicas(km);
+	if (ktr.alias_protected)
+		mirror_range(0, ULONG_MAX);	/* see replicate_module() */
+}
+
+static int module_event(struct notifier_block *nb, unsigned long state,
+			void *data)
+{
+	struct module *mod = data;
+	struct ktr_module *km;
+
+	if (state != MODULE_STATE_LIVE && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&mods_lock);
+	if (!READ_ONCE(following)) {
+		mutex_unlock(&mods_lock);
+		return NOTIFY_DONE;
+	}
+	if (state == MODULE_STATE_LIVE) {
+		replicate_module(mod);
+	} else {
+		km = find_listed(mod);
+		if (km) {
+			forget_module(km);
+			pr_info("module %s: replicas freed\n", mod->name);
+			ktr_notify_changed(true);
+		}
+	}
+	mutex_unlock(&mods_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block module_nb = {
+	.notifier_call = module_event,
+};
+static bool notifier_on;
+
+/*
+ * The modules list is not exported: walk it from our own entry. Its head
+ * is the one node that is not inside a module's memory. The list is RCU
+ * (sched) protected, as kallsyms walks it.
+ */
+static int pin_live_modules(struct module **pinned, int max)
+{
+	struct module *(*module_at)(unsigned long addr);
+	struct list_head *p;
+	int n = 0;
+
+	/* not exported on 6.1 */
+	module_at = (void *)ktr_ksym("__module_address");
+	if (!module_at)
+		return -ENOENT;
+	preempt_disable();
+	for (p = READ_ONCE(THIS_MODULE->list.next);
+	     p != &THIS_MODULE->list && n < max; p = READ_ONCE(p->next)) {
+		struct module *mod = list_entry(p, struct module, list);
+
+		if (!module_at((unsigned long)p))
+			continue;
+		if (mod->state != MODULE_STATE_LIVE || !try_module_get(mod))
+			continue;
+		pinned[n++] = mod;
+	}
+	preempt_enable();
+	return n;
+}
+
+
+int ktr_modules_start(void)
+{
+	struct module **pinned;
+	int i, n, ret;
+
+	if (!modules)
+		return 0;
+	flush_kernel_range_fn = (void *)ktr_ksym_quiet("flush_tlb_kernel_range");
+	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
+		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
+		if (ret) {
+			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",
+			       mirror_probes[nr_mirror_probes].kp.symbol_name,
+			       ret);
+			return 0;
+		}
+	}
+	WRITE_ONCE(following, true);
+	ret = register_module_notifier(&module_nb);
+	if (ret) {
+		pr_err("cannot follow module loads: %d\n", ret);
+		return 0;
+	}
+	notifier_on = true;
+	pinned = kvcalloc(KTREPL_MAX_MODULES, sizeof(*pinned), GFP_KERNEL);
+	if (!pinned)
+		return -ENOMEM;
+	n = pin_live_modules(pinned, KTREPL_MAX_MODULES);
+	if (n < 0)
+		pr_err("cannot walk the loaded modules: only later loads are replicated\n");
+	for (i = 0; i < n; i++) {
+		mutex_lock(&mods_lock);
+		replicate_module(pinned[i]);
+		mutex_unlock(&mods_lock);
+		module_put(pinned[i]);
+	}
+	kvfree(pinned);
+	return 0;
+}
+
+/*
+ * Once no CPU runs on node tables: module loads and vmaps are no longer
+ * followed, so the node tables may go stale from here on; the replicas
+ * stay, unmapped by nobody, until ktr_modules_free().
+ */
+void ktr_modules_stop(void)
+{
+	mutex_lock(&mods_lock);
+	WRITE_ONCE(following, false);
+	mutex_unlock(&mods_lock);
+	if (notifier_on)
+		unregister_module_notifier(&module_nb);
+	notifier_on = false;
+	while (nr_mirror_probes > 0)
+		unregister_kretprobe(&mirror_probes[--nr_mirror_probes]);
+}
+
+void ktr_modules_free(void)
+{
+	struct ktr_module *km, *tmp;
+
+	mutex_lock(&mods_lock);
+	list_for_each_entry_safe(km, tmp, &ktr_modules, list) {
+		list_del_rcu(&km->list);
+		synchronize_rcu();
+		free_module_replicas(km);
+	}
+	mutex_unlock(&mods_lock);
+	mirror_lo = ULONG_MAX;
+	mirror_last = 0;
+}
+
+int ktr_modules_list(struct ktrepl_module_info *mods, int max)
+{
+	struct ktr_module *km;
+	int n = 0;
+
+	mutex_lock(&mods_lock);
+	list_for_each_entry(km, &ktr_modules, list) {
+		if (n == max)
+			break;
+		if (!km->mapped)
+			continue;
+		strscpy(mods[n].name, km->name, sizeof(mods[n].name));
+		mods[n].start = km->start;
+		mods[n].text_end = km->text_end;
+		mods[n].end = km->end;
+		mods[n].since_ns = km->since_ns;
+		mods[n].orig_node = ktrepl_pa_node(km->chunks[0].master_pa);
+		n++;
+	}
+	mutex_unlock(&mods_lock);
+	return n;
+}
+
+int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
+		       void *arg)
+{
+	struct ktrepl_extent ext = { 0 };
+	struct ktr_module *km;
+	int i, ret = -ENOENT;
+
+	mutex_lock(&mods_lock);
+	list_for_each_entry(km, &ktr_modules, list) {
+		if (strcmp(km->name, name) || !km->mapped)
+			continue;
+		ret = 0;
+		for (i = 0; i < km->nr_chunks && !ret; i++) {
+			const struct ktr_chunk *c = &km->chunks[i];
+			phys_addr_t pa = ktr_chunk_pa(c, nid);
+
+			if (ext.size && ext.va + ext.size == c->va &&
+			    ext.pa + ext.size == pa) {
+				ext.size += PAGE_SIZE;
+				continue;
+			}
+			if (ext.size)
+				ret = fn(&ext, arg);
+			ext = (struct ktrepl_extent){ .va = c->va, .pa = pa,
+						      .size = PAGE_SIZE,
+						      .page_shift = PAGE_SHIFT };
+		}
+		if (!ret && ext.size)
+			ret = fn(&ext, arg);
+		break;
+	}
+	mutex_unlock(&mods_lock);
+	return ret;
+}
+
+void ktr_modules_counters(u64 *mirrored, u64 *missed)
+{
+	unsigned int i;
+
+	*mirrored = atomic64_read(&nr_mirrored);
+	*missed = 0;
+	for (i = 0; i < nr_mirror_probes; i++)
+		*missed += READ_ONCE(mirror_probes[i].nmissed);
+}

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+# Module replication: a module loaded before ktrepl.ko (brd) and ones
+# loaded after (fat, vfat, nls) get node-local copies on every replica
+# node; file I/O on a vfat ramdisk runs on them; patches to module text
+# (ftrace filtered to a module, kprobes) reach every copy, and with
+# propagate=0 the diff lists exactly those sites; a flipped module byte
+# is named func+off [module]; unload and reload under I/O, 20 times,
+# frees every page. Activation as the arch defaults it (arm64 percpu,
+# x86_64 mm), or KTREPL_ARGS.
+. /lib.sh
+X=/lib/modules/extra
+cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
+mods_loaded() { grep -c "^module=" $D/summary; }
+listed() { grep -q "^module=$1 " $D/summary; }
+load_fs() {
+	insmod $X/fat.ko && insmod $X/vfat.ko &&
+		for m in nls_cp437 nls_iso8859-1 nls_utf8 nls_ascii; do
+			[ -e $X/$m.ko ] && insmod $X/$m.ko
+		done
+	true
+}
+unload_fs() {
+	for m in nls_ascii nls_utf8 nls_iso8859_1 nls_cp437 vfat fat; do
+		rmmod $m 2>/dev/null
+	done
+	true
+}
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+TR=/sys/kernel/tracing
+
+check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=16384
+check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko fault_inject=1 $KTREPL_ARGS
+M=$(head -n1 $D/summary | kv master_node)
+R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+check "a module loaded before ktrepl.ko is replicated" listed brd
+check "fat, vfat and nls load after ktrepl.ko" load_fs
+check "modules loaded after ktrepl.ko are replicated" \
+	sh -c "grep -q '^module=fat ' $D/summary && grep -q '^module=vfat ' $D/summary"
+check "summary counts modules and module bytes" \
+	test "$(head -n1 $D/summary | kv modules)" -ge 3 -a \
+	"$(head -n1 $D/summary | kv module_bytes)" -gt 0
+emit modules grep "^module=" $D/summary
+
+# every replica node's module extents on its own memory, by sysfs
+bad=0
+for n in $(grep 'role=replica' $D/summary | kv node); do
+	for pa in $(grep "^node=$n region=module .*module=fat$" $D/replicas | kv pa); do
+		[ "$(pa_node $((pa)))" = "$n" ] || bad=$((bad + 1))
+	done
+done
+check "fat's copies lie on their nodes' memory ($bad elsewhere)" test $bad = 0
+check "replicas lists fat per replica node" \
+	test "$(grep -c "region=module .*module=fat$" $D/replicas)" -gt 0
+
+check "verify: healthy with modules replicated" ktrepl-dump --verify
+check "diff --region module:vfat: identical" \
+	ktrepl-dump diff --region module:vfat
+ktrepl-dump diff --region module:nosuch >/dev/null 2>&1
+check "diff --region module:nosuch is refused (exit 2)" test $? = 2
+
+# file I/O pinned to each node, on the module's copies
+mkdosfs /dev/ram0 >/dev/null 2>&1
+mkdir -p /mnt/f
+check "a vfat ramdisk mounts" mount -t vfat /dev/ram0 /mnt/f ||
+	dmesg | tail -n 5 | sed 's/^/# /'
+io() {
+	i=0
+	while [ $i -lt $2 ]; do
+		dd if=/dev/zero of=/mnt/f/n$1 bs=4k count=16 2>/dev/null
+		cat /mnt/f/n$1 > /dev/null
+		rm -f /mnt/f/n$1
+		i=$((i + 1))
+	done
+}
+for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
+	[ -n "$(cpus_of $n)" ] || continue
+	taskset -c "$(cpus_of $n)" sh -c "$(type io | tail -n +2); io $n 1000000" &
+	echo $! >> /tmp/io.pids
+done
+sleep 1
+emit top taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 1
+kill $(cat /tmp/io.pids) 2>/dev/null
+wait 2>/dev/null
+rm -f /tmp/io.pids
+
+# patches to module text reach every copy
+p0=$(head -n1 $D/summary | kv patches)
+echo ':mod:vfat' > $TR/set_ftrace_filter
+echo function > $TR/current_tracer
+io x 20
+echo nop > $TR/current_tracer
+echo > $TR/set_ftrace_filter
+echo 'p:ktr_mod vfat_lookup' > $TR/kprobe_events
+echo 1 > $TR/events/kprobes/ktr_mod/enable
+ls /mnt/f > /dev/null
+echo 0 > $TR/events/kprobes/ktr_mod/enable
+echo '-:ktr_mod' >> $TR/kprobe_events
+p1=$(head -n1 $D/summary | kv patches)
+check "ftrace and a kprobe on vfat were propagated ($p0 -> $p1)" \
+	test "$p1" -gt "$p0"
+check "verify: copies equal the master after module patches" \
+	ktrepl-dump --verify
+echo 0 > /sys/module/ktrepl/parameters/propagate
+echo 'p:ktr_mod vfat_lookup' > $TR/kprobe_events
+echo 1 > $TR/events/kprobes/ktr_mod/enable
+emit nopropagate ktrepl-dump diff --region module:vfat
+check "propagate=0: the diff names the kprobe site in vfat" \
+	sh -c "ktrepl-dump diff --region module:vfat | grep -q 'vfat_lookup'"
+echo 0 > $TR/events/kprobes/ktr_mod/enable
+echo '-:ktr_mod' >> $TR/kprobe_events
+echo 1 > /sys/module/ktrepl/parameters/propagate
+check "identical again once the kprobe is gone" \
+	ktrepl-dump diff --region module:vfat
+
+# a flipped byte of a module copy
+echo "flip node=$R sym=vfat_lookup off=2" > $D/inject
+ktrepl-dump --verify > /tmp/v.out 2>&1
+rc=$?
+sed 's/^/# /' /tmp/v.out | head -n 8
+check "verify exits 1 on a flipped module byte" test $rc = 1
+check "verify names vfat_lookup+0x2 [vfat]" \
+	grep -q 'vfat_lookup+0x2.*\[vfat\]' /tmp/v.out
+echo "flip node=$R sym=vfat_lookup off=2" > $D/inject
+check "verify: healthy once flipped back" ktrepl-dump --verify
+
+umount /mnt/f
+# 20 unload/reload cycles while a reader keeps brd (a replicated module) busy
+sh -c 'while :; do dd if=/dev/ram0 of=/dev/null bs=64k count=64 2>/dev/null; done' &
+rd=$!
+cycles=0
+while [ $cycles -lt 20 ]; do
+	unload_fs
+	listed fat && break
+	load_fs
+	listed vfat || break
+	cycles=$((cycles + 1))
+done
+kill $rd
+wait 2>/dev/null
+check "20 unload/reload cycles, replicated each time ($cycles)" \
+	test $cycles = 20
+check "verify: healthy after the cycles" ktrepl-dump --verify
+unload_fs
+check "unloaded modules leave the summary" sh -c "! listed fat"
+emit mirror sh -c "head -n1 $D/summary | tr ' ' '\n' | grep -E 'mirror|modules'"
+check "no mirror hook was missed" \
+	test "$(head -n1 $D/summary | kv mirror_missed)" = 0
+check_dmesg_clean
+check "rmmod ktrepl" rmmod ktrepl
+freed=$(dmesg | grep 'ktrepl: freed' | tail -n1)
+echo "# $freed"
+check "freed equals allocated" \
+	sh -c "echo '$freed' | sed 's/.*freed \([0-9]*\) of \([0-9]*\) .*/\1 \2/' | awk '{ exit !(\$1 == \$2) }'"
+check "brd still works after ktrepl.ko is gone" \
+	dd if=/dev/ram0 of=/dev/null bs=64k count=4
+check_dmesg_clean
+done_testing
