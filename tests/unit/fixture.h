@@ -151,9 +151,11 @@ static inline void fx_set_state(struct fixture *fx)
 	strcpy(st->regions[0].name, "text");
 	st->regions[0].start = FX_TEXT_VA;
 	st->regions[0].end = FX_TEXT_VA + FX_TEXT_SIZE;
+	st->regions[0].text_end = st->regions[0].end;
 	strcpy(st->regions[1].name, "rodata");
 	st->regions[1].start = FX_RODATA_VA;
 	st->regions[1].end = FX_RODATA_VA + FX_RODATA_SIZE;
+	st->regions[1].text_end = st->regions[1].start;
 	st->nr_regions = 2;
 	memcpy(fx->extents, ext, sizeof(ext));
 	st->extents = fx->extents;

@@ -231,6 +231,30 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
                        f"with {what}, fetches {core}% of core text "
                        f"locally ({n['samples']} samples)")
 
+# module replication: a module loaded before ktrepl.ko and ones after,
+# file I/O on them, module patches, a flipped module byte, 20 reloads
+def fs_modules(arch):
+    base = ktvm.module_dir(arch)
+    rels = ["kernel/drivers/block/brd.ko", "kernel/fs/fat/fat.ko",
+            "kernel/fs/fat/vfat.ko"] + [
+        f"kernel/fs/nls/{m}.ko" for m in ("nls_cp437", "nls_iso8859-1",
+                                          "nls_utf8", "nls_ascii")]
+    return {"/lib/modules/extra/" + os.path.basename(r):
+            os.path.join(base, r) for r in rels
+            if os.path.exists(os.path.join(base, r))}
+
+
+for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
+    name = f"[{arch} {topo} modules]"
+    tools = ([dump_tool, ktvm.tool("ktrepl-top")] if arch == "x86_64"
+             else ktvm.arm64_tools())
+    lines = ktvm.run_guest(tap, arch, topo,
+                           os.path.join(HERE, "guest", "module-mods.sh"),
+                           tools=tools, name=name, files=fs_modules(arch),
+                           timeout=300 if arch == "x86_64" else 900)
+    for m in ktvm.records(lines, "mirror"):
+        tap.diag(f"{name} {m}")
+
 # arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
 # the basics on the other topologies and with KPTI forced on
 def percpu_script(full):
