@@ -94,6 +94,35 @@ static void refresh_bound(void)
 	kfree(recs);
 }
 
+/* the replicated modules (the provider's list takes a mutex) */
+static void refresh_modules(void)
+{
+	struct ktrepl_module_info *mods;
+	struct ktrepl_desc_module *slots;
+	int i, n;
+
+	if (!desc->modules_off)
+		return;
+	mods = kvcalloc(KTREPL_DESC_MAX_MODULES, sizeof(*mods), GFP_KERNEL);
+	if (!mods)
+		return;
+	n = prov->modules(mods, KTREPL_DESC_MAX_MODULES);
+	slots = (void *)desc + desc->modules_off;
+	for (i = 0; i < KTREPL_DESC_MAX_MODULES; i++) {
+		struct ktrepl_desc_module m = { .orig_node = -1 };
+
+		if (i < n) {
+			strscpy(m.name, mods[i].name, sizeof(m.name));
+			m.start = mods[i].start;
+			m.text_end = mods[i].text_end;
+			m.end = mods[i].end;
+			m.orig_node = mods[i].orig_node;
+		}
+		slots[i] = m;
+	}
+	kvfree(mods);
+}
+
 /*
  * Counters, and where the caller may sleep the tasks too (the provider's
  * task list takes a mutex). Each caller knows its context and says so.
@@ -122,6 +151,7 @@ void ktrepl_desc_refresh(bool may_sleep)
 	if (!may_sleep)
 		return;
 	refresh_bound();
+	refresh_modules();
 	if (!prov->tasks)
 		return;
 	recs = kcalloc(KTREPL_DESC_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
@@ -211,7 +241,8 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	       nr_ext * sizeof(struct ktrepl_desc_extent) +
 	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
 	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task) +
-	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
+	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound) +
+	       KTREPL_DESC_MAX_MODULES * sizeof(struct ktrepl_desc_module);
 	if (size > KTREPL_DESC_MAX_BYTES)
 		return -E2BIG;
 	desc_order = get_order(size);
@@ -272,6 +303,12 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		desc->bound_off = off;
 		desc->nr_bound = KTREPL_DESC_MAX_BOUND;
 		off += KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
+	}
+	if (prov->modules) {
+		desc->modules_off = off;
+		desc->nr_modules = KTREPL_DESC_MAX_MODULES;
+		off += KTREPL_DESC_MAX_MODULES *
+		       sizeof(struct ktrepl_desc_module);
 	}
 
 	desc->abi = KTREPL_ABI_VERSION;

@@ -75,6 +75,21 @@ struct ktrepl_desc_bound {
 
 #define KTREPL_DESC_MAX_BOUND 256
 
+/*
+ * a replicated module; name[0] == 0: empty. Its copies are found by
+ * walking each node's tables over start..end.
+ */
+struct ktrepl_desc_module {
+	char name[56];
+	__u64 start;
+	__u64 text_end;
+	__u64 end;
+	__s32 orig_node;
+	__u32 pad;
+};
+
+#define KTREPL_DESC_MAX_MODULES 256
+
 struct ktrepl_desc {
 	char magic[KTREPL_DESC_MAGIC_LEN];
 	__u32 abi;
@@ -114,6 +129,9 @@ struct ktrepl_desc {
 	 */
 	__u32 nr_bound;
 	__u32 bound_off;
+	/* the same rule: slots of modules[], and their offset (0: none) */
+	__u32 nr_modules;
+	__u32 modules_off;
 };
 
 #endif

@@ -583,7 +583,6 @@ static int replicate_module(struct module *mod)
 	km->since_ns = local_clock();
 	pr_info("module %s replicated: %lu KiB of text and rodata per node\n",
 		km->name, (km->end - km->start) >> 10);
-	ktr_notify_changed(true);
 	return 0;
 }
 
@@ -615,10 +614,11 @@ static int module_event(struct notifier_block *nb, unsigned long state,
 		if (km) {
 			forget_module(km);
 			pr_info("module %s: replicas freed\n", mod->name);
-			ktr_notify_changed(true);
 		}
 	}
 	mutex_unlock(&mods_lock);
+	/* the publisher reads the list back, under mods_lock */
+	ktr_notify_changed(true);
 	return NOTIFY_DONE;
 }
 
@@ -695,6 +695,7 @@ int ktr_modules_start(void)
 		module_put(pinned[i]);
 	}
 	kvfree(pinned);
+	ktr_notify_changed(true);
 	return 0;
 }
 

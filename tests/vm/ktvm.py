@@ -437,13 +437,13 @@ def run_guest(tap, arch, topology, script, tools=(), name=None, files=None,
 
 
 def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
-               tools=(), timeout=300):
+               tools=(), timeout=300, files=None):
     """Boot, run script until it prints KTREPL-READY-FOR-DUMP (or, with
     panic, until the kernel panics), and dump memory to every (path,
     format) in cores. Returns (console lines up to that point, error);
     error is None when every dump was written."""
     initrd = os.path.join(BUILD, f"dump-initrd-{os.getpid()}.gz")
-    build_initramfs(arch, script, initrd, tools=tools)
+    build_initramfs(arch, script, initrd, tools=tools, files=files)
     try:
         with Guest(arch, topo, initrd, timeout=timeout,
                    keep_panicked=panic) as g:
@@ -460,6 +460,19 @@ def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
                 return list(g.lines), str(e)
     finally:
         os.unlink(initrd)
+
+
+def fs_modules(arch):
+    """The Debian modules the module-replication tests load, by their
+    initramfs path: a ramdisk, vfat and its code pages."""
+    base = module_dir(arch)
+    rels = ["kernel/drivers/block/brd.ko", "kernel/fs/fat/fat.ko",
+            "kernel/fs/fat/vfat.ko"] + [
+        f"kernel/fs/nls/{m}.ko" for m in ("nls_cp437", "nls_iso8859-1",
+                                          "nls_utf8", "nls_ascii")]
+    return {"/lib/modules/extra/" + os.path.basename(r):
+            os.path.join(base, r) for r in rels
+            if os.path.exists(os.path.join(base, r))}
 
 
 def elf_segments(path):

@@ -233,27 +233,49 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
 
 # module replication: a module loaded before ktrepl.ko and ones after,
 # file I/O on them, module patches, a flipped module byte, 20 reloads
-def fs_modules(arch):
-    base = ktvm.module_dir(arch)
-    rels = ["kernel/drivers/block/brd.ko", "kernel/fs/fat/fat.ko",
-            "kernel/fs/fat/vfat.ko"] + [
-        f"kernel/fs/nls/{m}.ko" for m in ("nls_cp437", "nls_iso8859-1",
-                                          "nls_utf8", "nls_ascii")]
-    return {"/lib/modules/extra/" + os.path.basename(r):
-            os.path.join(base, r) for r in rels
-            if os.path.exists(os.path.join(base, r))}
-
-
 for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
     name = f"[{arch} {topo} modules]"
     tools = ([dump_tool, ktvm.tool("ktrepl-top")] if arch == "x86_64"
              else ktvm.arm64_tools())
     lines = ktvm.run_guest(tap, arch, topo,
                            os.path.join(HERE, "guest", "module-mods.sh"),
-                           tools=tools, name=name, files=fs_modules(arch),
+                           tools=tools, name=name, files=ktvm.fs_modules(arch),
                            timeout=300 if arch == "x86_64" else 900)
     for m in ktvm.records(lines, "mirror"):
         tap.diag(f"{name} {m}")
+    # module text as ktrepl-top sees it, each node's CPUs doing file I/O
+    # on the vfat ramdisk: every node on its copies (the master node on
+    # the modules' own pages, loaded from its CPUs; brd, loaded before
+    # ktrepl.ko from anywhere, may be remote there)
+    roles = {int(ktvm.kv(r)["node"]): ktvm.kv(r)["role"]
+             for r in ktvm.records(lines, "roles")}
+    mods = {ktvm.kv(r)["module"]: ktvm.kv(r)
+            for r in ktvm.records(lines, "modules")}
+    frames = ktvm.json_records(tap, lines, "top")
+    tap.ok(len(frames) == 2, f"{name} ktrepl-top gave 2 frames under I/O")
+    for f in frames:
+        for n in f["nodes"]:
+            mod = n["module"]
+            fetched = mod["local"] + mod["remote"]
+            role = roles.get(n["node"])
+            if role not in ("replica", "master") or fetched < 50:
+                tap.diag(f"{name} frame {f['frame']} node {n['node']} "
+                         f"({role}): {fetched} module fetches, not judged")
+                continue
+            if role == "master" and any(
+                    m.get("orig_node") != str(n["node"])
+                    for m in mods.values()):
+                tap.diag(f"{name} frame {f['frame']} master node "
+                         f"{n['node']}: {mod['local_pct']}% local, some "
+                         "module's own pages lie elsewhere: not judged")
+                continue
+            floor = 95
+            tap.ok(mod["local_pct"] is not None and
+                   mod["local_pct"] >= floor,
+                   f"{name} frame {f['frame']}: {role} node {n['node']} "
+                   f"fetches {mod['local_pct']}% of module text locally "
+                   f"({fetched} fetches, floor {floor}%)",
+                   f"{mods}")
 
 # arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
 # the basics on the other topologies and with KPTI forced on

@@ -512,5 +512,42 @@ tap.ok(bp is not None and
        f"{bp[1] if bp else '?'}'s set, and no divergence is blamed",
        f"{error} {bout[-2000:]}")
 
+# module copies travel in the descriptor; their leaves are found in each
+# node's tables, and a flipped module byte is found offline
+mod_core = os.path.join(tmp, "vmcore.mods")
+dlines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-mods.sh"),
+                                [(mod_core, "elf")], tools=[DUMP],
+                                files=ktvm.fs_modules("x86_64"))
+if error:
+    tap.ok(False, "modules guest reached the dump point",
+           "\n".join([error] + dlines[-40:]))
+else:
+    tap.fold_guest("[x86_64 2x2 modules]", dlines)
+    node, addr = next(x.split()[1:3] for x in dlines
+                      if x.startswith("FLIPPED "))
+    rc, out, err = run("-j", "--vmcore", mod_core, "--vmlinux", VMLINUX,
+                       "summary")
+    ms = json.loads(out) if rc == 0 else {}
+    names = [r.get("region") for r in ms.get("regions", [])]
+    tap.ok("module:vfat" in names and "module:brd" in names,
+           "the dump's descriptor lists the replicated modules", f"{names}")
+    rc, out, err = run("-j", "--vmcore", mod_core, "--vmlinux", VMLINUX,
+                       "verify")
+    mv = json.loads(out) if out.startswith("{") else {}
+    hits = [v for v in mv.get("violations", []) if v["check"] == "bytes"]
+    want = int(addr, 16) + 2
+    tap.ok(rc == 1 and len(hits) == 1 and hits[0]["node"] == int(node) and
+           int(hits[0]["va"], 16) == want,
+           f"verify on the dump: exactly the flipped vfat byte on node "
+           f"{node} (0x{want:x})", f"{rc} {err} {mv.get('violations')}")
+    rc, out, err = run("--vmcore", mod_core, "--vmlinux", VMLINUX, "diff",
+                       "--region", "module:vfat")
+    tap.ok(rc == 1 and f"0x{want:x}" in out,
+           "diff --region module:vfat on the dump shows the byte",
+           f"{rc} {out} {err}")
+    cout = crash(mod_core, "ktrepl -v")
+    tap.ok("vfat_lookup+0x2" in cout,
+           "crash> ktrepl -v names vfat_lookup+0x2", cout[-2000:])
+
 shutil.rmtree(tmp)
 tap.done()

@@ -12,10 +12,11 @@ X=/lib/modules/extra
 cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
 mods_loaded() { grep -c "^module=" $D/summary; }
 listed() { grep -q "^module=$1 " $D/summary; }
+# from the master node's CPUs: the master node runs a module's own pages
 load_fs() {
-	insmod $X/fat.ko && insmod $X/vfat.ko &&
+	$ON_MASTER insmod $X/fat.ko && $ON_MASTER insmod $X/vfat.ko &&
 		for m in nls_cp437 nls_iso8859-1 nls_utf8 nls_ascii; do
-			[ -e $X/$m.ko ] && insmod $X/$m.ko
+			[ -e $X/$m.ko ] && $ON_MASTER insmod $X/$m.ko
 		done
 	true
 }
@@ -32,6 +33,8 @@ check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=16384
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko fault_inject=1 $KTREPL_ARGS
 M=$(head -n1 $D/summary | kv master_node)
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+ON_MASTER="taskset -c $(cpus_of $M)"
+emit roles sh -c "grep '^node=' $D/summary | cut -d' ' -f1-4"
 check "a module loaded before ktrepl.ko is replicated" listed brd
 check "fat, vfat and nls load after ktrepl.ko" load_fs
 check "modules loaded after ktrepl.ko are replicated" \

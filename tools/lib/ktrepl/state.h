@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "ktrepl_desc.h"
 #include "memsrc.h"
 
 /* The ABI versions this library reads; see docs/abi.md. */
@@ -14,8 +15,8 @@
 #define KT_ABI_MAX 1
 
 #define KT_MAX_NODES 64
-/* text, rodata and one per replicated module */
-#define KT_MAX_REGIONS 256
+/* text, rodata, room for more, and one per replicated module */
+#define KT_MAX_REGIONS (8 + KTREPL_DESC_MAX_MODULES)
 
 /* A node's part, as KTREPL_DESC_ROLE_* numbers it in the descriptor. */
 enum kt_role {

@@ -120,6 +120,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_extent *ext = NULL;
 	struct ktrepl_desc_task *tasks = NULL;
 	struct ktrepl_desc_bound *bound = NULL;
+	struct ktrepl_desc_module *mods = NULL;
 	uint64_t *cpu_root = NULL;
 	int32_t *cpu_node = NULL;
 	uint32_t i;
@@ -171,6 +172,17 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	if (!ret && d.bound_off)
 		ret = read_array(src, pa, d.bound_off, d.nr_bound,
 				 sizeof(*bound), d.size, (void **)&bound, err);
+	/* and one that ends before the modules' */
+	if (d.nodes_off < offsetof(struct ktrepl_desc, modules_off) +
+				  sizeof(d.modules_off))
+		d.nr_modules = d.modules_off = 0;
+	if (!ret && d.nr_modules + d.nr_regions > KT_MAX_REGIONS)
+		ret = kt_err_set(err, EPROTO,
+				 "descriptor at 0x%" PRIx64 " is corrupt (%u module slots)",
+				 pa, d.nr_modules);
+	if (!ret && d.modules_off)
+		ret = read_array(src, pa, d.modules_off, d.nr_modules,
+				 sizeof(*mods), d.size, (void **)&mods, err);
 	if (ret)
 		goto out;
 
@@ -224,6 +236,28 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		r->end = regions[i].end;
 		r->text_end = strcmp(r->name, "text") ? r->start : r->end;
 		r->orig_node = -1;
+	}
+	for (i = 0; mods && i < d.nr_modules; i++) {
+		struct kt_region_state *r;
+
+		if (!mods[i].name[0])
+			continue;
+		if (mods[i].end < mods[i].start ||
+		    mods[i].text_end < mods[i].start ||
+		    mods[i].text_end > mods[i].end) {
+			ret = kt_err_set(err, EPROTO,
+					 "descriptor module %u is corrupt", i);
+			goto out;
+		}
+		r = &st->regions[st->nr_regions++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->name, sizeof(r->name), KT_MODULE_PREFIX "%.55s",
+			 mods[i].name);
+		r->start = mods[i].start;
+		r->end = mods[i].end;
+		r->text_end = mods[i].text_end;
+		r->orig_node = mods[i].orig_node;
+		r->module = true;
 	}
 	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));
 	st->cpus = calloc(d.nr_cpus ? d.nr_cpus : 1, sizeof(*st->cpus));
@@ -293,6 +327,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	ret = 0;
 out:
 	free(nodes);
+	free(mods);
 	free(regions);
 	free(ext);
 	free(cpu_node);
