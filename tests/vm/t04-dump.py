@@ -535,7 +535,7 @@ else:
                        "verify")
     mv = json.loads(out) if out.startswith("{") else {}
     hits = [v for v in mv.get("violations", []) if v["check"] == "bytes"]
-    want = int(addr, 16) + 2
+    want = int(addr, 16) + 4
     tap.ok(rc == 1 and len(hits) == 1 and hits[0]["node"] == int(node) and
            int(hits[0]["va"], 16) == want,
            f"verify on the dump: exactly the flipped vfat byte on node "
@@ -546,8 +546,8 @@ else:
            "diff --region module:vfat on the dump shows the byte",
            f"{rc} {out} {err}")
     cout = crash(mod_core, "ktrepl -v")
-    tap.ok("vfat_lookup+0x2" in cout,
-           "crash> ktrepl -v names vfat_lookup+0x2", cout[-2000:])
+    tap.ok("vfat_lookup+0x4" in cout,
+           "crash> ktrepl -v names vfat_lookup+0x4", cout[-2000:])
 
 shutil.rmtree(tmp)
 tap.done()

@@ -8,8 +8,8 @@ check "insmod ktrepl.ko fault_inject=1" insmod /lib/modules/ktrepl.ko fault_inje
 check "fat and vfat load after it" sh -c "insmod $X/fat.ko && insmod $X/vfat.ko"
 check "verify: healthy" ktrepl-dump --verify
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
-check "inject: flip vfat_lookup+0x2 on node $R" \
-	sh -c "echo 'flip node=$R sym=vfat_lookup off=2' > $D/inject"
+check "inject: flip vfat_lookup+0x4 on node $R" \
+	sh -c "echo 'flip node=$R sym=vfat_lookup off=4' > $D/inject"
 echo "FLIPPED $R $(grep ' vfat_lookup\b' /proc/kallsyms | cut -d' ' -f1)"
 emit modules grep '^module=' $D/summary
 echo KTREPL-READY-FOR-DUMP

@@ -117,14 +117,14 @@ check "identical again once the kprobe is gone" \
 	ktrepl-dump diff --region module:vfat
 
 # a flipped byte of a module copy
-echo "flip node=$R sym=vfat_lookup off=2" > $D/inject
+echo "flip node=$R sym=vfat_lookup off=4" > $D/inject
 ktrepl-dump --verify > /tmp/v.out 2>&1
 rc=$?
 sed 's/^/# /' /tmp/v.out | head -n 8
 check "verify exits 1 on a flipped module byte" test $rc = 1
-check "verify names vfat_lookup+0x2 [vfat]" \
-	grep -q 'vfat_lookup+0x2.*\[vfat\]' /tmp/v.out
-echo "flip node=$R sym=vfat_lookup off=2" > $D/inject
+check "verify names vfat_lookup+0x4 [vfat]" \
+	grep -q 'vfat_lookup+0x4.*\[vfat\]' /tmp/v.out
+echo "flip node=$R sym=vfat_lookup off=4" > $D/inject
 check "verify: healthy once flipped back" ktrepl-dump --verify
 
 umount /mnt/f
