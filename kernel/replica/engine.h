@@ -37,6 +37,7 @@ struct ktr_chunk {
 	unsigned long va;
 	unsigned int page_shift;
 	int region;
+	bool global_cleared;	/* the master's leaf lost its global bit */
 	phys_addr_t master_pa;
 	struct page **copy;	/* [nr_node_ids]; NULL where no replica */
 	u64 *sums;		/* per page: master contents at last sync */
@@ -311,6 +312,8 @@ struct ktr_mm_ops {
 	int (*inject)(pid_t pid, int nid);
 	bool (*auto_on)(void);
 	void (*counters)(u64 *binds, u64 *unbinds);
+	/* a leaf entry with its global bit set or clear */
+	u64 (*leaf_global)(u64 e, bool global);
 };
 extern const struct ktr_mm_ops ktr_mm_x86;
 unsigned long ktr_master_probe(void);

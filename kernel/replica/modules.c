@@ -9,7 +9,10 @@
  * its core text and rodata change only through the text patcher, whose
  * hook reaches module chunks as it reaches the core's. Init text, and a
  * module still COMING, run from the master. ro_after_init data is data
- * and is not replicated. ktrepl.ko itself is not replicated.
+ * and is not replicated. ktrepl.ko replicates itself once LIVE: its
+ * probes run in every fork and exec of a bound process. It has no patch
+ * sites of its own, and its copies are freed only after every CPU and
+ * process left the node tables (ktr_engine_stop()).
  *
  * Tables: a module's pages are 4 KiB vmalloc pages, so its chunks are
  * leaf entries of a PTE page it shares with other module-area mappings
@@ -502,9 +505,38 @@ static int map_module(struct ktr_module *km)
 	return 0;
 }
 
+/*
+ * Activation mm: a CPU keeps a global TLB entry across the CR3 switch
+ * into a bound process, so while a module is replicated the master's
+ * leaves over it are not global, as the core's are not (mm_x86.c).
+ */
+static void master_leaves_global(struct ktr_module *km, bool global)
+{
+	int i;
+
+	if (ktr.activation != KTREPL_ACT_MM || !ktr_arch.mm->leaf_global)
+		return;
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_chunk *c = &km->chunks[i];
+		int level;
+		u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
+		u64 v = READ_ONCE(*e);
+
+		if (!global && ktr_arch.global(v, level)) {
+			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, false));
+			c->global_cleared = true;
+		} else if (global && c->global_cleared) {
+			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, true));
+			c->global_cleared = false;
+		}
+	}
+	flush_all_cpus(km->start, km->end);
+}
+
 /* node leaves back on the master, every TLB flushed, then unlisted */
 static void unmap_and_unlist(struct ktr_module *km)
 {
+	master_leaves_global(km, true);
 	if (READ_ONCE(km->mapped)) {
 		WRITE_ONCE(km->mapped, false);
 		mirror_range(km->start, km->end);
@@ -543,7 +575,7 @@ static int replicate_module(struct module *mod)
 	struct ktr_module *km;
 	int ret;
 
-	if (mod == THIS_MODULE || find_listed(mod))
+	if (find_listed(mod))
 		return 0;
 	km = kzalloc(sizeof(*km), GFP_KERNEL);
 	if (!km)
@@ -580,6 +612,7 @@ static int replicate_module(struct module *mod)
 		free_module_replicas(km);
 		return ret;
 	}
+	master_leaves_global(km, false);
 	km->since_ns = local_clock();
 	pr_info("module %s replicated: %lu KiB of text and rodata per node\n",
 		km->name, (km->end - km->start) >> 10);
@@ -706,8 +739,13 @@ int ktr_modules_start(void)
  */
 void ktr_modules_stop(void)
 {
+	struct ktr_module *km;
+
 	mutex_lock(&mods_lock);
 	WRITE_ONCE(following, false);
+	/* while each module is still known to be loaded */
+	list_for_each_entry(km, &ktr_modules, list)
+		master_leaves_global(km, true);
 	mutex_unlock(&mods_lock);
 	if (notifier_on)
 		unregister_module_notifier(&module_nb);

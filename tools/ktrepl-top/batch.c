@@ -185,6 +185,10 @@ static void print_frame_json(const struct top *top)
 		jsonw_int_field(jw, "memory_node", top->numa.memory_node[order[i]]);
 		jsonw_int_field(jw, "cpus", n->nr_cpus);
 		json_by_class(jw, n->text);
+		jsonw_name(jw, "on_sets");
+		jsonw_start_object(jw);
+		json_by_class(jw, n->on_sets);
+		jsonw_end_object(jw);
 		jsonw_end_object(jw);
 	}
 	jsonw_end_array(jw);

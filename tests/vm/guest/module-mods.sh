@@ -82,7 +82,7 @@ for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
 	echo $! >> /tmp/io.pids
 done
 sleep 1
-emit top taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 1
+emit top taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 3
 kill $(cat /tmp/io.pids) 2>/dev/null
 wait 2>/dev/null
 rm -f /tmp/io.pids

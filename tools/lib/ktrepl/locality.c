@@ -270,7 +270,7 @@ static struct kt_loc_func *func_get(struct kt_locality *loc, uint64_t ip)
 void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 {
 	enum kt_text_class cls;
-	struct kt_fetches *nf, *cf;
+	struct kt_fetches *nf, *cf, *sf, unused = { 0 };
 	struct kt_loc_func *f;
 	int cpu_node, home, page_node;
 	uint64_t root;
@@ -297,21 +297,26 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 	page_node = fetch_node(loc, root, s->ip);
 	nf = &loc->nodes[cpu_node].text[cls];
 	cf = &loc->cpus[s->cpu].text[cls];
+	sf = root != loc->master_root_pa ?
+		     &loc->nodes[cpu_node].on_sets[cls] : &unused;
 	if (page_node < 0) {
 		nf->unresolved++;
 		cf->unresolved++;
+		sf->unresolved++;
 		return;
 	}
 	f = func_get(loc, s->ip);
 	if (page_node == home) {
 		nf->local++;
 		cf->local++;
+		sf->local++;
 		if (f)
 			f->local++;
 		return;
 	}
 	nf->remote++;
 	cf->remote++;
+	sf->remote++;
 	if (f) {
 		f->remote++;
 		f->node_remote[cpu_node]++;
@@ -412,6 +417,7 @@ void kt_loc_begin_frame(struct kt_locality *loc)
 
 	for (i = 0; i < KT_NUMA_MAX_NODES; i++) {
 		memset(loc->nodes[i].text, 0, sizeof(loc->nodes[i].text));
+		memset(loc->nodes[i].on_sets, 0, sizeof(loc->nodes[i].on_sets));
 		loc->nodes[i].nr_cpus = 0;
 	}
 	memset(loc->cpus, 0, sizeof(loc->cpus));

@@ -42,6 +42,12 @@ struct kt_fetches {
 struct kt_loc_node {
 	int nr_cpus;
 	struct kt_fetches text[KT_TEXT_CLASSES];
+	/*
+	 * of which fetches by tasks on a node's set: what replication can
+	 * make local (activation mm leaves unbound kernel threads and
+	 * unconfined processes on the master's tables)
+	 */
+	struct kt_fetches on_sets[KT_TEXT_CLASSES];
 	/* local share per frame, newest last; negative: no samples */
 	double history[KT_LOC_HISTORY];
 	int nr_history;
