@@ -721,15 +721,17 @@ int ktr_modules_start(void)
 	n = pin_live_modules(pinned, KTREPL_MAX_MODULES);
 	if (n < 0)
 		pr_err("cannot walk the loaded modules: only later loads are replicated\n");
-	for (i = 0; i < n; i++) {
+	/* at load, a module that cannot be replicated fails the load */
+	for (i = 0, ret = 0; i < n; i++) {
 		mutex_lock(&mods_lock);
-		replicate_module(pinned[i]);
+		if (!ret)
+			ret = replicate_module(pinned[i]);
 		mutex_unlock(&mods_lock);
 		module_put(pinned[i]);
 	}
 	kvfree(pinned);
 	ktr_notify_changed(true);
-	return 0;
+	return ret;
 }
 
 /*
