@@ -129,6 +129,40 @@ phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid)
 	return page_to_phys(c->copy[mem]);
 }
 
+/*
+ * The extents nid maps chunks[] (sorted) of region (-1: every one) onto:
+ * runs contiguous in both VA and PA, in VA order.
+ */
+int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
+		      int region, ktrepl_extent_fn fn, void *arg)
+{
+	struct ktrepl_extent ext = { 0 };
+	int i, ret;
+
+	for (i = 0; i < nr; i++) {
+		const struct ktr_chunk *c = &chunks[i];
+		phys_addr_t pa = ktr_chunk_pa(c, nid);
+		unsigned long size = ktr_chunk_size(c);
+
+		if (region >= 0 && c->region != region)
+			continue;
+		if (ext.size && ext.va + ext.size == c->va &&
+		    ext.pa + ext.size == pa && ext.page_shift == c->page_shift) {
+			ext.size += size;
+			continue;
+		}
+		if (ext.size) {
+			ret = fn(&ext, arg);
+			if (ret)
+				return ret;
+		}
+		ext = (struct ktrepl_extent){ .va = c->va, .pa = pa,
+					      .size = size,
+					      .page_shift = c->page_shift };
+	}
+	return ext.size ? fn(&ext, arg) : 0;
+}
+
 /* The master's leaf at va, as a chunk; returns the VA after it. */
 static unsigned long chunk_at(unsigned long va, int region, int n)
 {
@@ -215,7 +249,8 @@ void ktr_setup_nodes(void)
 	}
 }
 
-static int alloc_chunk_replicas(struct ktr_chunk *c)
+/* c's copy on every replica node (and its page sums for the audit) */
+int ktr_alloc_chunk_replicas(struct ktr_chunk *c)
 {
 	int nid;
 
@@ -234,10 +269,8 @@ static int alloc_chunk_replicas(struct ktr_chunk *c)
 			continue;
 		c->copy[nid] = ktr_alloc(nid, ktr_chunk_order(c));
 		if (!c->copy[nid]) {
-			pr_err("no memory on node %d for the %s replica at +0x%lx (%lu KiB)\n",
-			       nid, ktr.regions[c->region].name,
-			       c->va - ktr.regions[c->region].start,
-			       ktr_chunk_size(c) >> 10);
+			pr_err("no memory on node %d for the replica of %pS (%lu KiB)\n",
+			       nid, (void *)c->va, ktr_chunk_size(c) >> 10);
 			return -ENOMEM;
 		}
 		ktr.nodes[nid].replica_bytes += ktr_chunk_size(c);
@@ -250,7 +283,7 @@ int ktr_alloc_replicas(void)
 	int i, ret;
 
 	for (i = 0; i < ktr.nr_chunks; i++) {
-		ret = alloc_chunk_replicas(&ktr.chunks[i]);
+		ret = ktr_alloc_chunk_replicas(&ktr.chunks[i]);
 		if (ret)
 			return ret;
 	}

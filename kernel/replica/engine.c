@@ -283,6 +283,7 @@ static int replicate(void)
 	ret = ktr_patch_start();
 	if (ret)
 		return ret;
+	ktr_modules_hook();
 	hook_ns = ktime_get_ns() - t;
 
 	if (bench)

@@ -271,6 +271,9 @@ int ktr_collect_chunks(void);
 void ktr_setup_nodes(void);
 bool ktr_any_replica(void);
 int ktr_alloc_replicas(void);
+int ktr_alloc_chunk_replicas(struct ktr_chunk *c);
+int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
+		      int region, ktrepl_extent_fn fn, void *arg);
 int ktr_copy_replicas(void);
 int ktr_recopy_quiesced(void);
 u64 ktr_time_plain_memcpy(void);
@@ -332,6 +335,7 @@ u64 ktr_fresh_vetoes(void);
 
 /* modules.c: module text and rodata (modules=1) */
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only);
+void ktr_modules_hook(void);		/* before the copy: table mirror */
 int ktr_modules_start(void);		/* replicate the live ones, follow */
 void ktr_modules_stop(void);		/* stop following loads and vmaps */
 void ktr_modules_free(void);
@@ -340,6 +344,8 @@ int ktr_modules_list(struct ktrepl_module_info *mods, int max);
 int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 		       void *arg);
 void ktr_modules_counters(u64 *mirrored, u64 *missed);
+typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
+void ktr_modules_visit_chunks(ktr_chunk_fn fn);
 
 /* inject.c */
 int ktr_inject(const char *cmd);

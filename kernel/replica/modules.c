@@ -34,6 +34,8 @@
  * patch hook runs with preemption off), freed, before the module's own
  * memory is (the GOING notifier runs before free_module()).
  *
+ * The arm64 audit (patch.c) covers module chunks as it covers the core's.
+ *
  * Context: process (notifier, load, unload) for modules; the mirror in
  * kretprobe handlers, any context, under ktr.tables_lock.
  */
@@ -352,6 +354,7 @@ static void free_module_replicas(struct ktr_module *km)
 			ktr.nodes[nid].replica_bytes -= PAGE_SIZE;
 		}
 		kfree(c->copy);
+		kfree(c->sums);
 	}
 	kfree(km->chunks);
 	kfree(km);
@@ -386,25 +389,12 @@ static int collect_module_chunks(struct ktr_module *km)
 
 static int alloc_module_replicas(struct ktr_module *km)
 {
-	int i, nid;
+	int i, ret;
 
 	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_chunk *c = &km->chunks[i];
-
-		c->copy = kcalloc(nr_node_ids, sizeof(*c->copy), GFP_KERNEL);
-		if (!c->copy)
-			return -ENOMEM;
-		for_each_online_node(nid) {
-			if (!ktr.nodes[nid].own_replica)
-				continue;
-			c->copy[nid] = ktr_alloc(nid, 0);
-			if (!c->copy[nid]) {
-				pr_err("no memory on node %d for module %s\n",
-				       nid, km->name);
-				return -ENOMEM;
-			}
-			ktr.nodes[nid].replica_bytes += PAGE_SIZE;
-		}
+		ret = ktr_alloc_chunk_replicas(&km->chunks[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -691,13 +681,17 @@ static int pin_live_modules(struct module **pinned, int max)
 }
 
 
-int ktr_modules_start(void)
+/*
+ * Before the core's copy is taken: arming a kprobe patches core text,
+ * which the copy then carries even with propagate=0. The handlers do
+ * nothing until a module owns a table.
+ */
+void ktr_modules_hook(void)
 {
-	struct module **pinned;
-	int i, n, ret;
+	int ret;
 
 	if (!modules)
-		return 0;
+		return;
 	flush_kernel_range_fn = (void *)ktr_ksym_quiet("flush_tlb_kernel_range");
 	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
 		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
@@ -705,9 +699,18 @@ int ktr_modules_start(void)
 			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",
 			       mirror_probes[nr_mirror_probes].kp.symbol_name,
 			       ret);
-			return 0;
+			return;
 		}
 	}
+}
+
+int ktr_modules_start(void)
+{
+	struct module **pinned;
+	int i, n, ret;
+
+	if (!modules || nr_mirror_probes < ARRAY_SIZE(mirror_probes))
+		return 0;
 	WRITE_ONCE(following, true);
 	ret = register_module_notifier(&module_nb);
 	if (ret) {
@@ -797,36 +800,32 @@ int ktr_modules_list(struct ktrepl_module_info *mods, int max)
 int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 		       void *arg)
 {
-	struct ktrepl_extent ext = { 0 };
 	struct ktr_module *km;
-	int i, ret = -ENOENT;
+	int ret = -ENOENT;
 
 	mutex_lock(&mods_lock);
 	list_for_each_entry(km, &ktr_modules, list) {
 		if (strcmp(km->name, name) || !km->mapped)
 			continue;
-		ret = 0;
-		for (i = 0; i < km->nr_chunks && !ret; i++) {
-			const struct ktr_chunk *c = &km->chunks[i];
-			phys_addr_t pa = ktr_chunk_pa(c, nid);
-
-			if (ext.size && ext.va + ext.size == c->va &&
-			    ext.pa + ext.size == pa) {
-				ext.size += PAGE_SIZE;
-				continue;
-			}
-			if (ext.size)
-				ret = fn(&ext, arg);
-			ext = (struct ktrepl_extent){ .va = c->va, .pa = pa,
-						      .size = PAGE_SIZE,
-						      .page_shift = PAGE_SHIFT };
-		}
-		if (!ret && ext.size)
-			ret = fn(&ext, arg);
+		ret = ktr_chunk_extents(km->chunks, km->nr_chunks, nid, -1, fn,
+					arg);
 		break;
 	}
 	mutex_unlock(&mods_lock);
 	return ret;
+}
+
+/* visit every chunk of every mapped module; process context */
+void ktr_modules_visit_chunks(ktr_chunk_fn visit)
+{
+	struct ktr_module *km;
+	int i;
+
+	mutex_lock(&mods_lock);
+	list_for_each_entry(km, &ktr_modules, list)
+		for (i = 0; km->mapped && i < km->nr_chunks; i++)
+			visit(&km->chunks[i]);
+	mutex_unlock(&mods_lock);
 }
 
 void ktr_modules_counters(u64 *mirrored, u64 *missed)

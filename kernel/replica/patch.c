@@ -365,6 +365,24 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 			   (void *)(master + first), written);
 }
 
+/* a module chunk's sums start at 0: its first audit compares it whole */
+static void audit_chunk(struct ktr_chunk *c)
+{
+	unsigned int p;
+
+	if (!c->sums)
+		return;
+	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
+		u64 sum = xxh64((void *)c->va + p * PAGE_SIZE, PAGE_SIZE, 0);
+
+		if (sum == c->sums[p])
+			continue;
+		c->sums[p] = sum;
+		audit_page(c, p);
+	}
+	cond_resched();
+}
+
 /*
  * Only pages whose master contents changed since the last audit are
  * compared: replica-only damage (fault injection) is left for the tools
@@ -372,26 +390,15 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
  */
 static void audit_fn(struct work_struct *work)
 {
-	unsigned int p, period = READ_ONCE(audit_period_ms);
+	unsigned int period = READ_ONCE(audit_period_ms);
 	int i;
 
 	if (!READ_ONCE(ktr.replicas_ready) || !READ_ONCE(propagate))
 		goto again;
 	mutex_lock(&audit_lock);
-	for (i = 0; i < ktr.nr_chunks; i++) {
-		struct ktr_chunk *c = &ktr.chunks[i];
-
-		for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
-			u64 sum = xxh64((void *)c->va + p * PAGE_SIZE,
-					PAGE_SIZE, 0);
-
-			if (sum == c->sums[p])
-				continue;
-			c->sums[p] = sum;
-			audit_page(c, p);
-		}
-		cond_resched();
-	}
+	for (i = 0; i < ktr.nr_chunks; i++)
+		audit_chunk(&ktr.chunks[i]);
+	ktr_modules_visit_chunks(audit_chunk);
 	mutex_unlock(&audit_lock);
 	atomic64_inc(&nr_audits);
 	ktr_notify_changed(true);

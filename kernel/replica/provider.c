@@ -21,35 +21,10 @@ static int ktr_memory_node(int nid)
 }
 
 static int ktr_walk_extents(int nid, int region, ktrepl_extent_fn fn,
-			       void *arg)
+			    void *arg)
 {
-	struct ktrepl_extent ext = { 0 };
-	int i, ret;
-
-	for (i = 0; i < ktr.nr_chunks; i++) {
-		const struct ktr_chunk *c = &ktr.chunks[i];
-		phys_addr_t pa = ktr_chunk_pa(c, nid);
-		unsigned long size = ktr_chunk_size(c);
-
-		if (c->region != region)
-			continue;
-		/* coalesce runs contiguous in both VA and PA */
-		if (ext.size && ext.va + ext.size == c->va &&
-		    ext.pa + ext.size == pa && ext.page_shift == c->page_shift) {
-			ext.size += size;
-			continue;
-		}
-		if (ext.size) {
-			ret = fn(&ext, arg);
-			if (ret)
-				return ret;
-		}
-		ext.va = c->va;
-		ext.pa = pa;
-		ext.size = size;
-		ext.page_shift = c->page_shift;
-	}
-	return ext.size ? fn(&ext, arg) : 0;
+	return ktr_chunk_extents(ktr.chunks, ktr.nr_chunks, nid, region, fn,
+				 arg);
 }
 
 static u64 *root_of(int nid)

@@ -87,7 +87,14 @@ replicas_on_their_nodes() {
 		return ""
 	}
 	$1 == "block" { node_of[$2] = $3; next }
-	FILENAME == "/tmp/.nodes" { mem[kv("node")] = kv("memory_node"); next }
+	FILENAME == "/tmp/.nodes" {
+		mem[kv("node")] = kv("memory_node")
+		if (kv("role") == "master")
+			master[kv("node")] = 1
+		next
+	}
+	# the master node runs a module from the module'"'"'s own pages
+	kv("region") == "module" && (kv("node") in master) { next }
 	{
 		pa = hex(kv("pa"))
 		last = pa + kv("size") - 4096

@@ -90,13 +90,14 @@ check "confined again, it is bound again within 1 s" \
 
 # fork and exec
 last=$(echo $nodes | tr ' ' '\n' | tail -n1)
-taskset -c "$(cpus_of $last)" sh -c "sleep 0.3; exec sh -c '$spin'" &
+# the exec comes late enough for the first mm to be seen bound first
+taskset -c "$(cpus_of $last)" sh -c "sleep 1.5; exec sh -c '$spin'" &
 ex=$!
 check "a confined process is bound" wait_for 1 bound_line $ex
 pgd_of() { bound_line $1 | kv mm_pgd_pa; }
 pgd1=$(pgd_of $ex)
 new_mm_bound() { _p=$(pgd_of $ex); [ -n "$_p" ] && [ "$_p" != "$pgd1" ]; }
-sleep 0.4
+sleep 1.6
 check "after exec, its new mm is bound within 1 s" wait_for 1 new_mm_bound
 taskset -c "$(cpus_of $last)" sh -c "sleep 0.2; sh -c '$spin' & wait" &
 par=$!
