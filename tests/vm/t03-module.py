@@ -283,6 +283,17 @@ for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
                    f"fetches {mod['local_pct']}% of module text locally on "
                    f"its set ({fetched} fetches, floor {floor}%)",
                    f"{f.get('hot_remote_functions', [])[:8]} {mods}")
+    # modules=0: a replica node's module fetches go to the master's pages
+    off = ktvm.json_records(tap, lines, "top_off")
+    judged = [(f["frame"], n["node"], n["on_sets"]["module"]) for f in off
+              for n in f["nodes"] if roles.get(n["node"]) == "replica" and
+              n["on_sets"]["module"]["local"] +
+              n["on_sets"]["module"]["remote"] >= 50]
+    tap.ok(len(off) == 2 and judged and
+           all(m["local_pct"] is not None and m["local_pct"] <= 20
+               for _, _, m in judged),
+           f"{name} modules=0: replica nodes fetch module text remotely",
+           f"{[(fr, nd, m['local_pct']) for fr, nd, m in judged]}")
 
 # arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
 # the basics on the other topologies and with KPTI forced on

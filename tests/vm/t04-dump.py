@@ -545,9 +545,19 @@ else:
     tap.ok(rc == 1 and f"0x{want:x}" in out,
            "diff --region module:vfat on the dump shows the byte",
            f"{rc} {out} {err}")
-    cout = crash(mod_core, "ktrepl -v")
+    cout = crash(mod_core, "ktrepl -v", f"ktrepl -t vfat_lookup -n {node}")
     tap.ok("vfat_lookup+0x4" in cout,
            "crash> ktrepl -v names vfat_lookup+0x4", cout[-2000:])
+    rc, wout, err = run("-j", "--vmcore", mod_core, "walk", "--node", node,
+                        "--va", addr)
+    wpa = json.loads(wout)["mappings"][0]["pa"] if rc == 0 else "?"
+    m = re.search(rf"node {node} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa "
+                  r"(0x[0-9a-f]+)", cout)
+    tap.ok(m is not None and wpa != "?" and
+           int(m.group(1), 16) == int(wpa, 16),
+           f"crash> ktrepl -t vfat_lookup -n {node} agrees with ktrepl-dump "
+           f"walk --va on the module copy ({m.group(1) if m else '-'} vs "
+           f"{wpa})", cout[-2000:])
 
 shutil.rmtree(tmp)
 tap.done()

@@ -58,6 +58,13 @@ check "replicas lists fat per replica node" \
 check "verify: healthy with modules replicated" ktrepl-dump --verify
 check "diff --region module:vfat: identical" \
 	ktrepl-dump diff --region module:vfat
+# walk: node R's leaves over vfat, on node R's memory
+ktrepl-dump -j walk --region module:vfat --node $R > /tmp/w.out 2>&1
+check "walk --region module:vfat --node $R lists vfat's leaves" \
+	test $? = 0 -a "$(grep -o '"region":"module:vfat"' /tmp/w.out | wc -l)" -gt 0
+check "and every one is on node $R's memory" \
+	test "$(grep -o '"pa_node":[-0-9]*' /tmp/w.out | sort -u)" = "\"pa_node\":$R"
+head -c 400 /tmp/w.out | sed 's/^/# /'; echo
 ktrepl-dump diff --region module:nosuch >/dev/null 2>&1
 check "diff --region module:nosuch is refused (exit 2)" test $? = 2
 
@@ -100,6 +107,8 @@ ls /mnt/f > /dev/null
 echo 0 > $TR/events/kprobes/ktr_mod/enable
 echo '-:ktr_mod' >> $TR/kprobe_events
 p1=$(head -n1 $D/summary | kv patches)
+check "the patch log names vfat's sites with the module" \
+	grep -q 'sym=vfat_lookup+0x0/.*\[vfat\]' $D/patches
 check "ftrace and a kprobe on vfat were propagated ($p0 -> $p1)" \
 	test "$p1" -gt "$p0"
 check "verify: copies equal the master after module patches" \
@@ -108,8 +117,9 @@ echo 0 > /sys/module/ktrepl/parameters/propagate
 echo 'p:ktr_mod vfat_lookup' > $TR/kprobe_events
 echo 1 > $TR/events/kprobes/ktr_mod/enable
 emit nopropagate ktrepl-dump diff --region module:vfat
-check "propagate=0: the diff names the kprobe site in vfat" \
-	sh -c "ktrepl-dump diff --region module:vfat | grep -q 'vfat_lookup'"
+ktrepl-dump diff --region module:vfat > /tmp/d.out 2>&1
+check "propagate=0: the diff lists exactly the kprobe site in vfat" \
+	sh -c "grep -q '^1 differing range' /tmp/d.out && grep -q 'vfat_lookup+0x0 \[vfat\]' /tmp/d.out"
 echo 0 > $TR/events/kprobes/ktr_mod/enable
 echo '-:ktr_mod' >> $TR/kprobe_events
 echo 1 > /sys/module/ktrepl/parameters/propagate
@@ -158,5 +168,25 @@ check "freed equals allocated" \
 	sh -c "echo '$freed' | sed 's/.*freed \([0-9]*\) of \([0-9]*\) .*/\1 \2/' | awk '{ exit !(\$1 == \$2) }'"
 check "brd still works after ktrepl.ko is gone" \
 	dd if=/dev/ram0 of=/dev/null bs=64k count=4
+
+# modules=0: module text stays on the module's own pages everywhere
+load_fs
+check "insmod ktrepl.ko modules=0" insmod /lib/modules/ktrepl.ko modules=0
+check "modules=0: nothing listed, no module copies" \
+	test "$(head -n1 $D/summary | kv modules)" = 0 -a \
+	"$(grep -c region=module $D/replicas)" = 0
+check "a vfat ramdisk mounts again" mount -t vfat /dev/ram0 /mnt/f
+rm -f /tmp/io.pids
+for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
+	[ -n "$(cpus_of $n)" ] || continue
+	taskset -c "$(cpus_of $n)" sh /tmp/io.sh $n 1000000 &
+	echo $! >> /tmp/io.pids
+done
+sleep 1
+emit top_off taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 3
+kill $(cat /tmp/io.pids) 2>/dev/null
+wait 2>/dev/null
+umount /mnt/f
+check "rmmod ktrepl (modules=0)" rmmod ktrepl
 check_dmesg_clean
 done_testing
