@@ -83,16 +83,20 @@ while [ $i -lt $2 ]; do
 done
 IO
 io() { sh /tmp/io.sh "$@"; }
-for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
-	[ -n "$(cpus_of $n)" ] || continue
-	taskset -c "$(cpus_of $n)" sh /tmp/io.sh $n 1000000 &
-	echo $! >> /tmp/io.pids
-done
-sleep 1
-emit top taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 3
-kill $(cat /tmp/io.pids) 2>/dev/null
-wait 2>/dev/null
-rm -f /tmp/io.pids
+# top_under_io TAG: ktrepl-top frames while each node's CPUs do file I/O
+top_under_io() {
+	rm -f /tmp/io.pids
+	for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
+		[ -n "$(cpus_of $n)" ] || continue
+		taskset -c "$(cpus_of $n)" sh /tmp/io.sh $n 1000000 &
+		echo $! >> /tmp/io.pids
+	done
+	sleep 1
+	emit $1 taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 3
+	kill $(cat /tmp/io.pids) 2>/dev/null
+	wait 2>/dev/null
+}
+top_under_io top
 
 # patches to module text reach every copy
 p0=$(head -n1 $D/summary | kv patches)
@@ -176,16 +180,7 @@ check "modules=0: nothing listed, no module copies" \
 	test "$(head -n1 $D/summary | kv modules)" = 0 -a \
 	"$(grep -c region=module $D/replicas)" = 0
 check "a vfat ramdisk mounts again" mount -t vfat /dev/ram0 /mnt/f
-rm -f /tmp/io.pids
-for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
-	[ -n "$(cpus_of $n)" ] || continue
-	taskset -c "$(cpus_of $n)" sh /tmp/io.sh $n 1000000 &
-	echo $! >> /tmp/io.pids
-done
-sleep 1
-emit top_off taskset -c "$(cpus_of $M)" ktrepl-top -b -j -n 2 -d 3
-kill $(cat /tmp/io.pids) 2>/dev/null
-wait 2>/dev/null
+top_under_io top_off
 umount /mnt/f
 check "rmmod ktrepl (modules=0)" rmmod ktrepl
 check_dmesg_clean
