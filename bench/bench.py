@@ -47,7 +47,7 @@ def kv(line):
     return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
-def boot(script, topo, dump=None, arch="x86_64"):
+def boot(script, topo, dump=None, arch="x86_64", files=None):
     path = os.path.join(HERE, "guest", script)
     if dump:
         lines, error = ktvm.dump_guest(path, [(dump, "elf")], topo=topo,
@@ -57,7 +57,7 @@ def boot(script, topo, dump=None, arch="x86_64"):
         return lines
     initrd = os.path.join(ktvm.BUILD, f"bench-{os.getpid()}.gz")
     tools = [DUMP, TOP] if arch == "x86_64" else ktvm.arm64_tools()
-    ktvm.build_initramfs(arch, path, initrd, tools=tools)
+    ktvm.build_initramfs(arch, path, initrd, tools=tools, files=files)
     with ktvm.Guest(arch, topo, initrd, timeout=1200) as g:
         _, lines = g.run_to_end()
     os.unlink(initrd)
@@ -155,6 +155,28 @@ def mm_bench():
           f"machine shows what non-global text costs")
 
 
+def modules_bench():
+    for arch in ("x86_64", "arm64"):
+        lines = boot("modules.sh", "2x2", arch=arch,
+                     files=ktvm.fs_modules(arch))
+        runs = [kv(x) for x in records(lines, "cycle")]
+        med = {m: statistics.median(int(r["ms"]) for r in runs
+                                    if r["mode"] == m)
+               for m in ("plain", "modules0", "modules1")}
+        mirrors = [int(kv(x).get("table_mirrors", 0))
+                   for x in records(lines, "summary")]
+        print(f"10 loads and unloads of fat+vfat [{arch} 2x2]: "
+              f"{med['modules1'] / 1e3:.2f} s with module replication vs "
+              f"{med['plain'] / 1e3:.2f} s without ktrepl: "
+              f"{med['modules1'] / med['plain']:.2f}x (goal <= 2x); "
+              f"ktrepl with modules=0 "
+              f"{med['modules0'] / med['plain']:.2f}x; table entries "
+              f"mirrored per round {statistics.median(mirrors) if mirrors else '?'}")
+
+
+if "modules" in only:
+    modules_bench()
+    sys.exit(0)
 if "top" in only:
     top_bench()
     sys.exit(0)

@@ -198,4 +198,5 @@ const struct ktr_arch ktr_arch = {
 	.can_activate = true,
 	.mm = &ktr_mm_x86,
 	.protect_alias = x86_protect_alias,
+	.protect_changes_aliases = true,
 };

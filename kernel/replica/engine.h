@@ -170,6 +170,12 @@ struct ktr_arch {
 	 * -EOPNOTSUPP where the direct map cannot be changed page by page.
 	 */
 	int (*protect_alias)(unsigned long addr, int numpages, bool ro);
+	/*
+	 * A protection change also rewrites other aliases of the pages in
+	 * the master's tables (x86: the image's mapping of freed init
+	 * memory), which the table mirror must then follow everywhere.
+	 */
+	bool protect_changes_aliases;
 };
 
 extern const struct ktr_arch ktr_arch;

@@ -232,6 +232,11 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
+	/* x86 CPA rewrites the image's alias of a page too: see below */
+	if (ktr_arch.protect_changes_aliases) {
+		a->start = 0;
+		a->end = ULONG_MAX;
+	}
 	return !crosses_owned(a->start, a->end);
 }
 NOKPROBE_SYMBOL(pages_entry);
@@ -588,11 +593,8 @@ static int replicate_module(struct module *mod)
 	ret = copy_module(km);
 	if (!ret && ktr.alias_protected) {
 		protect_module(km);
-		/*
-		 * x86 also changes the image's alias of a page the image
-		 * once held (freed init memory), in the master's table only
-		 */
-		mirror_range(0, ULONG_MAX);
+		if (ktr_arch.protect_changes_aliases)
+			mirror_range(0, ULONG_MAX);
 	}
 	if (!ret)
 		ret = map_module(km);
@@ -613,8 +615,8 @@ static void forget_module(struct ktr_module *km)
 {
 	unmap_and_unlist(km);
 	free_module_replicas(km);
-	if (ktr.alias_protected)
-		mirror_range(0, ULONG_MAX);	/* see replicate_module() */
+	if (ktr.alias_protected && ktr_arch.protect_changes_aliases)
+		mirror_range(0, ULONG_MAX);
 }
 
 static int module_event(struct notifier_block *nb, unsigned long state,

@@ -90,11 +90,12 @@ replicas_on_their_nodes() {
 	FILENAME == "/tmp/.nodes" {
 		mem[kv("node")] = kv("memory_node")
 		if (kv("role") == "master")
-			master[kv("node")] = 1
+			master = kv("node")
 		next
 	}
-	# the master node runs a module from the module'"'"'s own pages
-	kv("region") == "module" && (kv("node") in master) { next }
+	# the master node (and its memoryless aliases) runs a module from
+	# the module'"'"'s own pages
+	kv("region") == "module" && mem[kv("node")] == master { next }
 	{
 		pa = hex(kv("pa"))
 		last = pa + kv("size") - 4096

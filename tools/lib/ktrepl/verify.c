@@ -87,11 +87,13 @@ static int check_node_mappings(struct verify_run *vr,
 			}
 			v.pa_node = kt_state_pa_node(t->st, m.pa);
 			/*
-			 * The master node runs a module's own pages, which
-			 * sit wherever the loader allocated them.
+			 * The master node (and a memoryless node using its
+			 * memory) runs a module's own pages, which sit
+			 * wherever the loader allocated them.
 			 */
 			if (v.pa_node != n->memory_node &&
-			    !(reg->module && n->role == KT_ROLE_MASTER)) {
+			    !(reg->module &&
+			      n->memory_node == t->st->master_node)) {
 				v.kind = KT_V_LOCALITY;
 				ret = report(vr, &v);
 			}
@@ -234,14 +236,20 @@ static int compare_tables(struct verify_run *vr, const struct kt_node_state *n,
 
 		if (mine[i] == master[i])
 			continue;
-		if (!replicated_span(t->st, va, size)) {
-			ret = report(vr, &v);
-			continue;
-		}
 		mine_table = t->arch->present(mine[i]) &&
 			     !t->arch->leaf(geo, mine[i], level);
 		master_table = t->arch->present(master[i]) &&
 			       !t->arch->leaf(geo, master[i], level);
+		/*
+		 * A node may keep its own copy of a table over a range it no
+		 * longer replicates (an unloaded module's): its entries must
+		 * then equal the master's, which the next level checks.
+		 */
+		if (!replicated_span(t->st, va, size) &&
+		    !(mine_table && master_table)) {
+			ret = report(vr, &v);
+			continue;
+		}
 		if (mine_table && master_table)
 			ret = compare_tables(vr, n,
 					     t->arch->next_pa(geo, mine[i], level),
