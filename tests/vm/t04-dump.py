@@ -549,7 +549,7 @@ else:
     tap.ok("vfat_lookup+0x4" in cout,
            "crash> ktrepl -v names vfat_lookup+0x4", cout[-2000:])
     rc, wout, err = run("-j", "--vmcore", mod_core, "walk", "--node", node,
-                        "--va", addr)
+                        "--va", f"0x{addr}")
     wpa = json.loads(wout)["mappings"][0]["pa"] if rc == 0 else "?"
     m = re.search(rf"node {node} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa "
                   r"(0x[0-9a-f]+)", cout)

@@ -201,6 +201,12 @@ void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
 	uint64_t off = 0;
 
 	s = tab ? kt_symtab_lookup(tab, addr, &off) : NULL;
+	/*
+	 * past 1 MiB from a symbol is not that symbol's code: a module's
+	 * address against a vmlinux's symbols, say
+	 */
+	if (s && off >= (1 << 20))
+		s = NULL;
 	if (s && s->module)
 		snprintf(buf, len, "%s+0x%" PRIx64 " [%s]", s->name, off,
 			 s->module);
