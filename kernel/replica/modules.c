@@ -34,7 +34,8 @@
  * patch hook runs with preemption off), freed, before the module's own
  * memory is (the GOING notifier runs before free_module()).
  *
- * The arm64 audit (patch.c) covers module chunks as it covers the core's.
+ * The arm64 audit (patch.c) covers module chunks as it covers the core's,
+ * from the sums taken with the copy.
  *
  * Context: process (notifier, load, unload) for modules; the mirror in
  * kretprobe handlers, any context, under ktr.tables_lock.
@@ -50,6 +51,7 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/xxhash.h>
 #include <asm/tlbflush.h>
 
 #include "engine.h"
@@ -440,6 +442,9 @@ static int copy_module(struct ktr_module *km)
 			ktr_arch.sync_icache(page_address(c->copy[nid]), c->va,
 					     PAGE_SIZE);
 		}
+		/* the audit looks only at pages that change from here on */
+		if (c->sums)
+			c->sums[0] = xxh64((void *)c->va, PAGE_SIZE, 0);
 	}
 	WRITE_ONCE(km->ready, true);
 	if (ktr.text_mutex) {

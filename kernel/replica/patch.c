@@ -365,7 +365,6 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 			   (void *)(master + first), written);
 }
 
-/* a module chunk's sums start at 0: its first audit compares it whole */
 static void audit_chunk(struct ktr_chunk *c)
 {
 	unsigned int p;

@@ -245,8 +245,12 @@ static int compare_tables(struct verify_run *vr, const struct kt_node_state *n,
 		 * longer replicates (an unloaded module's): its entries must
 		 * then equal the master's, which the next level checks.
 		 */
-		if (!replicated_span(t->st, va, size) &&
-		    !(mine_table && master_table)) {
+		/* the same table with other attributes is never right */
+		if ((!replicated_span(t->st, va, size) &&
+		     !(mine_table && master_table)) ||
+		    (mine_table && master_table &&
+		     t->arch->next_pa(geo, mine[i], level) ==
+			     t->arch->next_pa(geo, master[i], level))) {
 			ret = report(vr, &v);
 			continue;
 		}
