@@ -319,13 +319,13 @@ static void copy_all(void)
 	}
 }
 
-/* copies that differ from the master now, made equal; returns how many */
-static int recopy_changed(void)
+/* copies of chunks[] that differ from the master, made equal; how many */
+int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr)
 {
 	int i, nid, fixed = 0;
 
-	for (i = 0; i < ktr.nr_chunks; i++) {
-		struct ktr_chunk *c = &ktr.chunks[i];
+	for (i = 0; i < nr; i++) {
+		struct ktr_chunk *c = &chunks[i];
 
 		for_each_replica(c, nid) {
 			void *copy = page_address(c->copy[nid]);
@@ -362,7 +362,7 @@ int ktr_copy_replicas(void)
 		return 0;
 	}
 	for (pass = 0; pass < 10; pass++) {
-		if (!recopy_changed())
+		if (!ktr_recopy_chunks(ktr.chunks, ktr.nr_chunks))
 			return 0;
 		msleep(20);
 	}
@@ -374,7 +374,7 @@ static int recopy_cb(void *fixed)
 {
 	int i, nid;
 
-	*(int *)fixed = recopy_changed();
+	*(int *)fixed = ktr_recopy_chunks(ktr.chunks, ktr.nr_chunks);
 	/* the copies were written as data: make them instructions */
 	for (i = 0; i < ktr.nr_chunks; i++) {
 		struct ktr_chunk *c = &ktr.chunks[i];

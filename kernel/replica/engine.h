@@ -282,6 +282,7 @@ int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
 		      int region, ktrepl_extent_fn fn, void *arg);
 int ktr_copy_replicas(void);
 int ktr_recopy_quiesced(void);
+int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr);
 u64 ktr_time_plain_memcpy(void);
 int ktr_protect_replicas(bool ro);
 int ktr_build_node_tables(struct ktr_node *n);

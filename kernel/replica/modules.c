@@ -406,26 +406,6 @@ static int alloc_module_replicas(struct ktr_module *km)
 	return 0;
 }
 
-/* compare the copies with the master, repair; returns how many differed */
-static int recopy_module(struct ktr_module *km)
-{
-	int i, nid, fixed = 0;
-
-	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_chunk *c = &km->chunks[i];
-
-		for_each_replica(c, nid) {
-			if (!memcmp(page_address(c->copy[nid]), (void *)c->va,
-				    PAGE_SIZE))
-				continue;
-			ktr_replica_write(nid, c->va, (void *)c->va, -1,
-					  PAGE_SIZE);
-			fixed++;
-		}
-	}
-	return fixed;
-}
-
 /* the same protocol as the core's copy: see ktr_copy_replicas() */
 static int copy_module(struct ktr_module *km)
 {
@@ -452,7 +432,7 @@ static int copy_module(struct ktr_module *km)
 		return 0;
 	}
 	for (pass = 0; pass < 10; pass++)
-		if (!recopy_module(km))
+		if (!ktr_recopy_chunks(km->chunks, km->nr_chunks))
 			return 0;
 	return -EBUSY;
 }
