@@ -113,7 +113,7 @@ static int summary_show(struct seq_file *m, void *v)
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
 	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu modules=%d module_bytes=%llu table_mirrors=%llu mirror_missed=%llu\n",
+		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu modules=%d module_bytes=%llu table_mirrors=%llu mirror_missed=%llu patch_window=%llu\n",
 		   KTREPL_ABI_VERSION, prov->name,
 		   prov->arch,
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
@@ -127,7 +127,7 @@ static int summary_show(struct seq_file *m, void *v)
 		   ec.audits, ec.audit_repairs, ec.switches, ec.reinstalls,
 		   ec.switch_ns, ec.donated_pages, ec.vetoes, ec.binds,
 		   ec.unbinds, nr_mods, mod_bytes, ec.table_mirrors,
-		   ec.mirror_missed);
+		   ec.mirror_missed, ec.patch_window);
 	for_each_online_node(nid)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",
@@ -144,10 +144,11 @@ static int summary_show(struct seq_file *m, void *v)
 			   prov->regions[r].end - prov->regions[r].start);
 	for (r = 0; r < nr_mods; r++)
 		seq_printf(m,
-			   "module=%s start=0x%lx text_end=0x%lx end=0x%lx size=%lu orig_node=%d since_ns=%llu\n",
+			   "module=%s start=0x%lx text_end=0x%lx end=0x%lx size=%lu orig_node=%d master_copies=%u since_ns=%llu\n",
 			   mods[r].name, mods[r].start, mods[r].text_end,
 			   mods[r].end, mods[r].end - mods[r].start,
-			   mods[r].orig_node, mods[r].since_ns);
+			   mods[r].orig_node, mods[r].master_copies,
+			   mods[r].since_ns);
 	kvfree(mods);
 	return 0;
 }
@@ -325,6 +326,18 @@ static int patches_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(patches);
+
+/* one number, cheap to read between two reads of a range (abi.md) */
+static int patch_window_show(struct seq_file *m, void *v)
+{
+	struct ktrepl_engine_counters ec = { 0 };
+
+	if (prov->engine_counters)
+		prov->engine_counters(&ec);
+	seq_printf(m, "%llu\n", ec.patch_window);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(patch_window);
 
 static int tasks_show(struct seq_file *m, void *v)
 {
@@ -526,6 +539,9 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 	debugfs_create_file("replicas", 0400, ktrepl_dir, NULL, &replicas_fops);
 	debugfs_create_file("pgds", 0400, ktrepl_dir, NULL, &pgds_fops);
 	debugfs_create_file("patches", 0400, ktrepl_dir, NULL, &patches_fops);
+	if (prov->engine_counters)
+		debugfs_create_file("patch_window", 0400, ktrepl_dir, NULL,
+				    &patch_window_fops);
 	pgtables = debugfs_create_dir("pgtables", ktrepl_dir);
 	for_each_online_node(nid) {
 		snprintf(name, sizeof(name), "node%d", nid);

@@ -117,6 +117,7 @@ static void refresh_modules(void)
 			m.text_end = mods[i].text_end;
 			m.end = mods[i].end;
 			m.orig_node = mods[i].orig_node;
+			m.master_copies = mods[i].master_copies;
 		}
 		slots[i] = m;
 	}

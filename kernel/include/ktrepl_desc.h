@@ -85,7 +85,7 @@ struct ktrepl_desc_module {
 	__u64 text_end;
 	__u64 end;
 	__s32 orig_node;
-	__u32 pad;
+	__u32 master_copies;	/* 0 in dumps older than the field */
 };
 
 #define KTREPL_DESC_MAX_MODULES 256

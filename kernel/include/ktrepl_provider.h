@@ -81,7 +81,8 @@ struct ktrepl_module_info {
 	unsigned long start;	/* first byte of its core text */
 	unsigned long text_end;	/* rodata follows, up to end */
 	unsigned long end;
-	int orig_node;		/* node of its own (the master's) first page */
+	int orig_node;		/* node of its own first page */
+	unsigned int master_copies;	/* pages the master node runs a copy of */
 	u64 since_ns;		/* local_clock() once every node mapped it */
 };
 
@@ -114,6 +115,7 @@ struct ktrepl_engine_counters {
 	u64 unbinds;		/* mm: and put back on the master */
 	u64 table_mirrors;	/* module-area table entries mirrored */
 	u64 mirror_missed;	/* mirror hooks that could not run */
+	u64 patch_window;	/* odd while a patch is half made */
 };
 
 /* Visitors: a nonzero return stops the walk and is returned. */

@@ -201,6 +201,11 @@ static void arm64_tables_changed(void)
 	isb();
 }
 
+static void arm64_flush_kernel_range(unsigned long start, unsigned long end)
+{
+	flush_tlb_kernel_range(start, end);
+}
+
 static void arm64_override_return(struct pt_regs *regs, unsigned long value)
 {
 	regs->regs[0] = value;
@@ -301,4 +306,7 @@ const struct ktr_arch ktr_arch = {
 	.pm_revert = ktr_percpu_pm_revert,
 	.can_activate = false,
 	.protect_alias = arm64_protect_alias,
+	.flush_kernel_range = arm64_flush_kernel_range,
+	.flush_anywhere = true,
+	.leaf_move_breaks = true,
 };

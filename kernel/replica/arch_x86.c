@@ -161,6 +161,33 @@ static int x86_trap_insn(u8 *buf, size_t len)
 	return 2;
 }
 
+struct flush_range {
+	unsigned long start, end;
+};
+
+static void flush_range_here(void *arg)
+{
+	const struct flush_range *r = arg;
+	unsigned long va;
+
+	for (va = r->start; va < r->end; va += PAGE_SIZE)
+		x86_flush_local(va);
+}
+
+/* flush_tlb_kernel_range() is not exported; both send IPIs */
+static void x86_flush_kernel_range(unsigned long start, unsigned long end)
+{
+	static void (*flush)(unsigned long start, unsigned long end);
+	struct flush_range r = { start & PAGE_MASK, end };
+
+	if (!flush)
+		flush = (void *)ktr_ksym_quiet("flush_tlb_kernel_range");
+	if (flush)
+		flush(start, end);
+	else
+		on_each_cpu(flush_range_here, &r, 1);
+}
+
 /* __text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
 static bool x86_patch_args(struct pt_regs *regs, unsigned long *va,
 			   const void **src, size_t *len, bool *fill)
@@ -199,4 +226,5 @@ const struct ktr_arch ktr_arch = {
 	.mm = &ktr_mm_x86,
 	.protect_alias = x86_protect_alias,
 	.protect_changes_aliases = true,
+	.flush_kernel_range = x86_flush_kernel_range,
 };

@@ -509,23 +509,35 @@ static int leaf_level_of(const struct ktr_chunk *c)
 	return -1;
 }
 
-/* Point node n's leaf for chunk c at its copy, owning the path to it. */
-int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
+/*
+ * Node n's leaf entry for chunk c, owning the tables on the way to it:
+ * the entry is n's own to write. ERR_PTR on failure.
+ */
+u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c)
 {
 	int leaf_level = leaf_level_of(c), l, ret;
 	u64 *table = n->root, *e;
-	unsigned long flags;
 
 	if (leaf_level < 0)
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	for (l = 0; l < leaf_level; l++) {
 		e = &table[ktr_level_index(c->va, l)];
 		ret = own_table(n, e, l + 1, c->va);
 		if (ret)
-			return ret;
+			return ERR_PTR(ret);
 		table = ktr_table_va(*e);
 	}
-	e = &table[ktr_level_index(c->va, leaf_level)];
+	return &table[ktr_level_index(c->va, leaf_level)];
+}
+
+/* Point node n's leaf for chunk c at its copy, owning the path to it. */
+int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
+{
+	u64 *e = ktr_own_leaf(n, c);
+	unsigned long flags;
+
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
 	WRITE_ONCE(*e, ktr_arch.node_leaf(*e, page_to_phys(c->copy[n->nid])));
 	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);

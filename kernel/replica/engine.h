@@ -176,6 +176,18 @@ struct ktr_arch {
 	 * memory), which the table mirror must then follow everywhere.
 	 */
 	bool protect_changes_aliases;
+	/*
+	 * Drop every CPU's TLB entries for [start, end), global ones too.
+	 * Process context, unless flush_anywhere (a broadcast invalidate,
+	 * no IPIs: fine with interrupts off and inside stop_machine()).
+	 */
+	void (*flush_kernel_range)(unsigned long start, unsigned long end);
+	bool flush_anywhere;
+	/*
+	 * A live leaf may point at another page (of the same contents) only
+	 * through an invalid entry and a flush: break-before-make (arm64).
+	 */
+	bool leaf_move_breaks;
 };
 
 extern const struct ktr_arch ktr_arch;
@@ -268,6 +280,7 @@ struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 struct ktr_chunk *ktr_find_chunk(unsigned long va);
 struct page *ktr_alloc(int nid, unsigned int order);
 void ktr_free(struct page *page, unsigned int order);
+u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c);
 int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c);
 u64 *ktr_master_table_of(const struct ktr_table *t);
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid);
@@ -303,6 +316,7 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed,
 int ktr_patch_log(struct ktrepl_patch_record *recs, int max);
 void ktr_patch_flush(void);
 void ktr_audit_counters(u64 *audits, u64 *repairs);
+u64 ktr_patch_window(void);
 
 /* workload.c */
 int ktr_workload_init(void);		/* before the copy: see there */

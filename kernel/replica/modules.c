@@ -28,7 +28,11 @@
  * mapping), or before the pages go back to the allocator (an unmap:
  * vfree() flushes and frees only after vunmap_range_noflush()).
  *
- * Unload of a module: its node leaves are pointed back at the master and
+ * The master node runs a copy too where the loader put a page on another
+ * node: see struct ktr_master_copy. A leaf that changes its page changes
+ * it with no text write in flight: see move_leaves_now().
+ *
+ * Unload of a module: its leaves are pointed back at its own pages and
  * every CPU's TLB flushed while the patch hook still writes its copies;
  * only then are the copies unlisted and, after an RCU grace period (the
  * patch hook runs with preemption off), freed, before the module's own
@@ -50,6 +54,7 @@
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <linux/stop_machine.h>
 #include <linux/vmalloc.h>
 #include <linux/xxhash.h>
 #include <asm/tlbflush.h>
@@ -61,6 +66,11 @@ static bool modules = true;
 module_param(modules, bool, 0400);
 MODULE_PARM_DESC(modules, "replicate the text and rodata of loaded modules too (default 1)");
 
+struct leaf_write {
+	u64 *entry;
+	u64 val;
+};
+
 struct ktr_module {
 	struct list_head list;	/* in ktr_modules: RCU, writers under mods_lock */
 	struct module *mod;	/* valid while listed and followed */
@@ -68,9 +78,25 @@ struct ktr_module {
 	unsigned long start, text_end, end;
 	struct ktr_chunk *chunks;
 	int nr_chunks;
+	struct ktr_master_copy *master_copies;	/* [nr_chunks] */
+	/* room for every leaf of every set, taken at load: unload cannot fail */
+	struct leaf_write *leaf_writes;
 	bool ready;		/* copies taken: the patch hook writes them */
 	bool mapped;		/* node leaves point at them: the mirror keeps them */
 	u64 since_ns;
+};
+
+/*
+ * The master node's copy of a module page the loader put on another
+ * node. While the module is replicated the master's leaf maps it, so the
+ * master node runs local text too, and the kernel's own writes land in
+ * it (its text poker follows the master's leaf: vmalloc_to_page()). The
+ * loader's page goes back under the leaf, with the current bytes, before
+ * the module is freed: vfree() frees the pages it allocated.
+ */
+struct ktr_master_copy {
+	struct page *page;	/* NULL: the loader's page is on the master node */
+	phys_addr_t loader_pa;
 };
 
 static LIST_HEAD(ktr_modules);
@@ -82,7 +108,6 @@ static atomic64_t nr_mirrored;
  * last table of the address space ends at 2^64), under tables_lock.
  */
 static unsigned long mirror_lo = ULONG_MAX, mirror_last;
-static void (*flush_kernel_range_fn)(unsigned long start, unsigned long end);
 
 /* the core text and rodata of mod; 6.1's layout */
 static void module_core_ranges(struct module *mod, unsigned long *start,
@@ -106,17 +131,6 @@ struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 		return ktr_search_chunks(km->chunks, km->nr_chunks, va);
 	}
 	return NULL;
-}
-
-/* every CPU, global entries too; process context */
-static void flush_all_cpus(unsigned long start, unsigned long end)
-{
-#ifdef CONFIG_ARM64
-	flush_tlb_kernel_range(start, end);
-#else
-	if (flush_kernel_range_fn)
-		flush_kernel_range_fn(start, end);
-#endif
 }
 
 /*
@@ -313,8 +327,8 @@ static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 * fault on a stale read-only or no-exec entry, which re-walks and
 	 * finds the mirrored one.
 	 */
-	if (mirror_range(a->start, a->end) && IS_ENABLED(CONFIG_ARM64))
-		flush_all_cpus(a->start, a->end);
+	if (mirror_range(a->start, a->end) && ktr_arch.flush_anywhere)
+		ktr_arch.flush_kernel_range(a->start, a->end);
 	return 0;
 }
 NOKPROBE_SYMBOL(mirror_return);
@@ -363,6 +377,18 @@ static void free_module_replicas(struct ktr_module *km)
 		kfree(c->copy);
 		kfree(c->sums);
 	}
+	for (i = 0; km->master_copies && i < km->nr_chunks; i++) {
+		struct page *page = km->master_copies[i].page;
+
+		if (!page)
+			continue;
+		if (ktr.alias_protected)
+			ktr_arch.protect_alias((unsigned long)page_address(page),
+					       1, false);
+		ktr_free(page, 0);
+	}
+	kfree(km->master_copies);
+	kvfree(km->leaf_writes);
 	kfree(km->chunks);
 	kfree(km);
 }
@@ -461,27 +487,173 @@ static void note_owned_span(void)
 	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
 }
 
+/* the master node's copies, for pages the loader put elsewhere */
+static int alloc_master_copies(struct ktr_module *km)
+{
+	int i;
+
+	km->master_copies = kcalloc(km->nr_chunks, sizeof(*km->master_copies),
+				    GFP_KERNEL);
+	if (!km->master_copies)
+		return -ENOMEM;
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_master_copy *mc = &km->master_copies[i];
+
+		mc->loader_pa = km->chunks[i].master_pa;
+		if (ktrepl_pa_node(mc->loader_pa) == ktr.master_nid)
+			continue;
+		mc->page = ktr_alloc(ktr.master_nid, 0);
+		if (!mc->page) {
+			pr_err("no memory on node %d for the master's copy of %s\n",
+			       ktr.master_nid, km->name);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* one move of a module's leaves: onto the copies, or back */
+struct leaf_move {
+	struct ktr_module *km;
+	bool to_copies;
+	int nr_writes;
+};
+
+static void add_write(struct leaf_move *m, u64 *entry, u64 val)
+{
+	if (READ_ONCE(*entry) != val)
+		m->km->leaf_writes[m->nr_writes++] =
+			(struct leaf_write){ entry, val };
+}
+
+/*
+ * The master's leaf for chunk i, and each node's, as they are to be.
+ * Moving onto the copies, the master's copy first takes the current
+ * bytes; moving back, the loader's page does. Interrupts off.
+ */
+static void plan_leaf_writes(struct leaf_move *m, int i)
+{
+	struct ktr_chunk *c = &m->km->chunks[i];
+	struct ktr_master_copy *mc = &m->km->master_copies[i];
+	int level, nid, leaf_level = ktr.geom.levels - 1;
+	u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
+	u64 master = READ_ONCE(*e);
+
+	if (mc->page) {
+		phys_addr_t to = m->to_copies ? page_to_phys(mc->page) :
+						mc->loader_pa;
+
+		ktr_write_phys(to, (void *)c->va, PAGE_SIZE);
+		ktr_arch.sync_icache(phys_to_virt(to), c->va, PAGE_SIZE);
+		master = (master & ~ktr.geom.addr_mask) | to;
+		add_write(m, e, master);
+	}
+	for_each_online_node(nid) {
+		struct ktr_node *n = &ktr.nodes[nid];
+
+		if (!n->own_replica || !n->root || !c->copy[nid])
+			continue;
+		/* only a leaf in a table the node owns is the node's own */
+		if (!ktr_owned_table(n, leaf_level, c->va))
+			continue;
+		e = ktr_walk(n->root, c->va, -1, &level);
+		if (level != leaf_level)
+			continue;
+		add_write(m, e, m->to_copies ?
+			  ktr_arch.node_leaf(master,
+					     page_to_phys(c->copy[nid])) :
+			  master);
+	}
+}
+
+/*
+ * Every CPU that may fetch the module sees only the old leaves or only
+ * the new ones: both map the same bytes, and no write to the text is in
+ * flight (stop_machine(), or text_mutex). Where a leaf may not change its
+ * page in one write (arm64), every leaf goes through an invalid entry and
+ * a broadcast invalidate first; no CPU runs the module meanwhile, since
+ * every other one spins in stop_machine() with interrupts off.
+ */
+static int move_leaves_now(void *arg)
+{
+	struct leaf_move *m = arg;
+	struct ktr_module *km = m->km;
+	struct leaf_write *w = km->leaf_writes;
+	int i;
+
+	raw_spin_lock(&ktr.tables_lock);
+	m->nr_writes = 0;
+	for (i = 0; i < km->nr_chunks; i++)
+		plan_leaf_writes(m, i);
+	if (ktr_arch.leaf_move_breaks) {
+		for (i = 0; i < m->nr_writes; i++)
+			WRITE_ONCE(*w[i].entry, 0);
+		if (ktr_arch.tables_changed)
+			ktr_arch.tables_changed();
+		ktr_arch.flush_kernel_range(km->start, km->end);
+	}
+	for (i = 0; i < m->nr_writes; i++)
+		WRITE_ONCE(*w[i].entry, w[i].val);
+	if (ktr_arch.tables_changed)
+		ktr_arch.tables_changed();
+	/* arm64's write_master writes the master's page: now this one */
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct ktr_master_copy *mc = &km->master_copies[i];
+
+		if (mc->page)
+			km->chunks[i].master_pa = m->to_copies ?
+				page_to_phys(mc->page) : mc->loader_pa;
+	}
+	WRITE_ONCE(km->mapped, m->to_copies);
+	raw_spin_unlock(&ktr.tables_lock);
+	return 0;
+}
+
+static void move_leaves(struct ktr_module *km, bool to_copies)
+{
+	struct leaf_move m = { .km = km, .to_copies = to_copies };
+	unsigned long flags;
+
+	/*
+	 * stop_machine() excludes an arm64 patch, made with interrupts off;
+	 * an x86 one sleeps under text_mutex, which must not be taken
+	 * around stop_machine() (static keys take it inside the CPU
+	 * hotplug lock).
+	 */
+	if (ktr_arch.leaf_move_breaks) {
+		stop_machine(move_leaves_now, &m, NULL);
+	} else {
+		if (ktr.text_mutex)
+			mutex_lock(ktr.text_mutex);
+		local_irq_save(flags);
+		move_leaves_now(&m);
+		local_irq_restore(flags);
+	}
+	ktr_arch.flush_kernel_range(km->start, km->end);
+	if (!ktr_arch.leaf_move_breaks && ktr.text_mutex)
+		mutex_unlock(ktr.text_mutex);
+}
+
 static int map_module(struct ktr_module *km)
 {
-	int i, nid, ret;
+	int i, nid;
 
-	WRITE_ONCE(km->mapped, true);
 	for_each_online_node(nid) {
 		struct ktr_node *n = &ktr.nodes[nid];
 
 		if (!n->own_replica || !n->root)
 			continue;
 		for (i = 0; i < km->nr_chunks; i++) {
-			ret = ktr_map_chunk(n, &km->chunks[i]);
-			if (ret)
-				return ret;
+			u64 *e = ktr_own_leaf(n, &km->chunks[i]);
+
+			if (IS_ERR(e))
+				return PTR_ERR(e);
 		}
 	}
 	note_owned_span();
-	if (ktr_arch.tables_changed)
-		ktr_arch.tables_changed();
-	/* CPUs on node tables may hold the master's: send them to theirs */
-	flush_all_cpus(km->start, km->end);
+	/* a master entry written before the span grew: into the new copies */
+	mirror_range(0, ULONG_MAX);
+	move_leaves(km, true);
 	return 0;
 }
 
@@ -510,18 +682,15 @@ static void master_leaves_global(struct ktr_module *km, bool global)
 			c->global_cleared = false;
 		}
 	}
-	flush_all_cpus(km->start, km->end);
+	ktr_arch.flush_kernel_range(km->start, km->end);
 }
 
-/* node leaves back on the master, every TLB flushed, then unlisted */
+/* every leaf back on the loader's pages, every TLB flushed, unlisted */
 static void unmap_and_unlist(struct ktr_module *km)
 {
 	master_leaves_global(km, true);
-	if (READ_ONCE(km->mapped)) {
-		WRITE_ONCE(km->mapped, false);
-		mirror_range(km->start, km->end);
-		flush_all_cpus(km->start, km->end);
-	}
+	if (READ_ONCE(km->mapped))
+		move_leaves(km, false);
 	list_del_rcu(&km->list);
 	/* the patch hook runs with preemption off */
 	synchronize_rcu();
@@ -542,11 +711,17 @@ static void protect_module(struct ktr_module *km)
 {
 	int i, nid;
 
-	for (i = 0; i < km->nr_chunks; i++)
+	for (i = 0; i < km->nr_chunks; i++) {
+		struct page *master_copy = km->master_copies[i].page;
+
 		for_each_replica(&km->chunks[i], nid)
 			ktr_arch.protect_alias((unsigned long)page_address(
 						       km->chunks[i].copy[nid]),
 					       1, true);
+		if (master_copy)
+			ktr_arch.protect_alias((unsigned long)page_address(
+						       master_copy), 1, true);
+	}
 }
 
 /* Context: process, under mods_lock. */
@@ -570,6 +745,16 @@ static int replicate_module(struct module *mod)
 	ret = collect_module_chunks(km);
 	if (!ret)
 		ret = alloc_module_replicas(km);
+	if (!ret)
+		ret = alloc_master_copies(km);
+	if (!ret) {
+		km->leaf_writes = kvcalloc(km->nr_chunks *
+						   (1 + num_online_nodes()),
+					   sizeof(*km->leaf_writes),
+					   GFP_KERNEL);
+		if (!km->leaf_writes)
+			ret = -ENOMEM;
+	}
 	if (ret) {
 		free_module_replicas(km);
 		return ret;
@@ -679,7 +864,6 @@ void ktr_modules_hook(void)
 
 	if (!modules)
 		return;
-	flush_kernel_range_fn = (void *)ktr_ksym_quiet("flush_tlb_kernel_range");
 	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
 		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
 		if (ret) {
@@ -725,9 +909,10 @@ int ktr_modules_start(void)
 }
 
 /*
- * Once no CPU runs on node tables: module loads and vmaps are no longer
- * followed, so the node tables may go stale from here on; the replicas
- * stay, unmapped by nobody, until ktr_modules_free().
+ * Once no CPU runs on node tables: every module's leaves go back to its
+ * own pages, and module loads and vmaps are no longer followed, so the
+ * node tables may go stale from here on. The copies stay, mapped by
+ * nobody, until ktr_modules_free().
  */
 void ktr_modules_stop(void)
 {
@@ -735,9 +920,15 @@ void ktr_modules_stop(void)
 
 	mutex_lock(&mods_lock);
 	WRITE_ONCE(following, false);
-	/* while each module is still known to be loaded */
-	list_for_each_entry(km, &ktr_modules, list)
+	/*
+	 * While each module is still known to be loaded: its leaves go back
+	 * to the loader's pages, which outlive ktrepl.ko.
+	 */
+	list_for_each_entry(km, &ktr_modules, list) {
 		master_leaves_global(km, true);
+		if (km->mapped)
+			move_leaves(km, false);
+	}
 	mutex_unlock(&mods_lock);
 	if (notifier_on)
 		unregister_module_notifier(&module_nb);
@@ -764,7 +955,7 @@ void ktr_modules_free(void)
 int ktr_modules_list(struct ktrepl_module_info *mods, int max)
 {
 	struct ktr_module *km;
-	int n = 0;
+	int n = 0, i;
 
 	mutex_lock(&mods_lock);
 	list_for_each_entry(km, &ktr_modules, list) {
@@ -777,7 +968,10 @@ int ktr_modules_list(struct ktrepl_module_info *mods, int max)
 		mods[n].text_end = km->text_end;
 		mods[n].end = km->end;
 		mods[n].since_ns = km->since_ns;
-		mods[n].orig_node = ktrepl_pa_node(km->chunks[0].master_pa);
+		mods[n].orig_node = ktrepl_pa_node(km->master_copies[0].loader_pa);
+		mods[n].master_copies = 0;
+		for (i = 0; i < km->nr_chunks; i++)
+			mods[n].master_copies += !!km->master_copies[i].page;
 		n++;
 	}
 	mutex_unlock(&mods_lock);

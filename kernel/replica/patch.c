@@ -3,9 +3,9 @@
  * Patch propagation: every runtime write to the master's text reaches
  * every replica inside the writer's own synchronisation window.
  *
- * x86_64: a kprobe on __text_poke writes each replica before the master
- * (so no replica is ever behind the master in an int3 sequence). Context:
- * the kprobe pre-handler, under text_mutex, interrupts on or off.
+ * x86_64: a kretprobe on __text_poke writes each replica before the
+ * master (so no replica is ever behind the master in an int3 sequence).
+ * Context: its entry handler, under text_mutex, interrupts on or off.
  *
  * arm64: every post-boot core-text write (jump labels, ftrace, kprobes)
  * funnels through __aarch64_insn_write(), which kprobes refuse but
@@ -58,10 +58,19 @@ static DEFINE_RAW_SPINLOCK(log_lock);
 static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
 static u64 patch_seq;	/* under log_lock */
 
+/*
+ * Odd while a patch is half made: from the hook, which writes the
+ * replicas, until the master holds the same bytes too. A reader that
+ * finds the same even value before and after reading a master range and
+ * its replicas saw them at rest: a difference it read is real, not a
+ * patch in flight (ktrepl-dump re-reads a differing range this way).
+ */
+static atomic64_t patch_window;
+
 static bool kprobe_registered, ftrace_registered;
 /* the hook writes the master and the kernel's function skips its write */
 static bool write_taken_over;
-static struct kprobe patch_kprobe;
+static struct kretprobe patch_kretprobe;
 static bool audit_on;
 /*
  * The hook holds it over master and replica writes, the audit over its
@@ -250,9 +259,10 @@ static void log_patch(unsigned long va, size_t len, unsigned int written,
 /*
  * One write to the master's text, seen before the kernel makes it: every
  * replica gets the same bytes (and, where the arch takes the write over,
- * the master first, and the kernel then skips its own).
+ * the master first, and the kernel then skips its own). Returns whether
+ * the patch window stays open until the kernel wrote the master.
  */
-static void propagate_patch(struct pt_regs *regs)
+static bool propagate_patch(struct pt_regs *regs)
 {
 	unsigned int written = 0;
 	unsigned long va, flags;
@@ -263,19 +273,20 @@ static void propagate_patch(struct pt_regs *regs)
 	int nid;
 
 	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len)
-		return;
+		return false;
 	c = replicated_chunk(va, len);
 	if (!c)
-		return;
+		return false;
 	/* before the copy is taken, the copy itself will carry the patch */
 	if (!READ_ONCE(ktr.replicas_ready))
-		return;
+		return false;
 	if (!READ_ONCE(propagate)) {
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_notify_changed(false);
-		return;
+		return false;
 	}
+	atomic64_inc(&patch_window);
 	raw_spin_lock_irqsave(&hook_lock, flags);
 	if (ktr_arch.write_master)
 		ktr_arch.write_master(va, c->master_pa + (va - c->va), src,
@@ -296,16 +307,39 @@ static void propagate_patch(struct pt_regs *regs)
 	atomic64_add(len, &nr_patch_bytes);
 	log_patch(va, len, written, true);
 	ktr_notify_changed(false);
+	/* the master got its bytes here (a taken-over or repeated write) */
+	if (ktr_arch.write_master) {
+		atomic64_inc(&patch_window);
+		return false;
+	}
+	return true;
 }
 NOKPROBE_SYMBOL(propagate_patch);
 
-/* x86_64: under text_mutex, before __text_poke writes the master */
-static int patch_pre_handler(struct kprobe *p, struct pt_regs *regs)
+/*
+ * x86_64: under text_mutex, before __text_poke writes the master; its
+ * return closes the patch window the entry opened (text_mutex makes
+ * these calls one at a time).
+ */
+static int patch_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	propagate_patch(regs);
+	*(bool *)ri->data = propagate_patch(regs);
 	return 0;
 }
-NOKPROBE_SYMBOL(patch_pre_handler);
+NOKPROBE_SYMBOL(patch_entry);
+
+static int patch_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (*(bool *)ri->data)
+		atomic64_inc(&patch_window);
+	return 0;
+}
+NOKPROBE_SYMBOL(patch_return);
+
+u64 ktr_patch_window(void)
+{
+	return atomic64_read(&patch_window);
+}
 
 /* arm64: at the entry of the one patching funnel, any context */
 static void notrace patch_ftrace_handler(unsigned long ip,
@@ -447,9 +481,13 @@ int ktr_patch_start(void)
 	if (ktr_arch.patch_hook == KTR_HOOK_FTRACE) {
 		ret = start_ftrace_hook();
 	} else {
-		patch_kprobe.symbol_name = ktr_arch.patch_symbol;
-		patch_kprobe.pre_handler = patch_pre_handler;
-		ret = register_kprobe(&patch_kprobe);
+		patch_kretprobe.kp.symbol_name = ktr_arch.patch_symbol;
+		patch_kretprobe.entry_handler = patch_entry;
+		patch_kretprobe.handler = patch_return;
+		patch_kretprobe.data_size = sizeof(bool);
+		/* without an instance the entry handler would not run */
+		patch_kretprobe.maxactive = 2 * num_possible_cpus();
+		ret = register_kretprobe(&patch_kretprobe);
 		kprobe_registered = !ret;
 	}
 	if (ret)
@@ -466,7 +504,7 @@ void ktr_patch_stop(void)
 {
 	if (kprobe_registered) {
 		/* waits for running handlers (synchronize_rcu inside) */
-		unregister_kprobe(&patch_kprobe);
+		unregister_kretprobe(&patch_kretprobe);
 		kprobe_registered = false;
 	}
 	WRITE_ONCE(audit_on, false);
@@ -491,7 +529,9 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 	*patches = atomic64_read(&nr_patches);
 	*bytes = atomic64_read(&nr_patch_bytes);
 	*missed = atomic64_read(&nr_missed) +
-		  (kprobe_registered ? READ_ONCE(patch_kprobe.nmissed) : 0);
+		  (kprobe_registered ?
+			   READ_ONCE(patch_kretprobe.kp.nmissed) +
+			   READ_ONCE(patch_kretprobe.nmissed) : 0);
 	*prop = READ_ONCE(propagate);
 }
 

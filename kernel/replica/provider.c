@@ -131,6 +131,7 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 {
 	memset(c, 0, sizeof(*c));
 	ktr_audit_counters(&c->audits, &c->audit_repairs);
+	c->patch_window = ktr_patch_window();
 	if (ktr_arch.percpu_counters)
 		ktr_arch.percpu_counters(&c->switches, &c->reinstalls,
 					 &c->switch_ns);

@@ -4,8 +4,11 @@
  * verify check, failing and passing, on the synthetic two-node kernel of
  * fixture.h.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "tap.h"
@@ -130,6 +133,89 @@ static void test_diff_coalescer(void)
 	ret = kt_diff_run(&fx.t, NULL, collect_diff, &r, &compared, &err);
 	tap_ok(!ret && r.n == 0, "a healthy replica has no range (%d)", r.n);
 	fx_close(&fx);
+}
+
+/*
+ * A scripted patch window: each read returns the next value (values
+ * NULL: a new even value at every read); at the read numbered heal_at
+ * the replica byte is put back in the image file (the kernel's write to
+ * the master landing, seen from the other side).
+ */
+struct window_script {
+	const uint64_t *values;
+	unsigned int nr, reads, heal_at;
+	const char *path;
+	uint64_t byte_pa;
+	uint8_t good;
+};
+
+static struct window_script *script;
+
+static int scripted_window(struct kt_target *t, uint64_t *window,
+			   struct kt_err *err)
+{
+	struct window_script *w = script;
+
+	if (w->reads == w->heal_at) {
+		int fd = open(w->path, O_WRONLY);
+
+		if (fd < 0 || pwrite(fd, &w->good, 1, w->byte_pa) != 1)
+			return kt_err_set(err, EIO, "cannot heal the image");
+		close(fd);
+	}
+	*window = w->values ? w->values[w->reads < w->nr ? w->reads : w->nr - 1] :
+			      2 * w->reads;
+	w->reads++;
+	return 0;
+}
+
+static void settle_case(const char *what, const uint64_t *values,
+			unsigned int nr, unsigned int heal_at,
+			unsigned int want_ranges, bool want_unsettled,
+			uint64_t want_transient)
+{
+	struct window_script w = { values, nr, 0, heal_at };
+	struct ranges r = { .n = 0 };
+	struct fixture fx;
+	struct kt_err err;
+	uint64_t compared;
+	int ret;
+
+	fx_init(&fx, img);
+	w.byte_pa = fx_replica.text_pa + 0x30;
+	w.good = fx.img[w.byte_pa];
+	fx.img[w.byte_pa] ^= 0x5a;
+	fx_open(&fx);
+	w.path = fx.path;
+	script = &w;
+	fx.t.patch_window = scripted_window;
+	kt_err_clear(&err);
+	ret = kt_diff_run(&fx.t, NULL, collect_diff, &r, &compared, &err);
+	tap_ok(!ret && r.n == (int)want_ranges &&
+		       (!r.n || r.d[0].unsettled == want_unsettled) &&
+		       fx.t.settle.transient == want_transient &&
+		       fx.t.settle.rechecked == 1,
+	       "settle: %s (%d ranges%s, %" PRIu64 " transient, %u window reads; %s)",
+	       what, r.n, r.n && r.d[0].unsettled ? ", unsettled" : "",
+	       fx.t.settle.transient, w.reads, err.msg);
+	fx_close(&fx);
+}
+
+static void test_settle(void)
+{
+	static const uint64_t quiet[] = { 6 };
+	static const uint64_t busy_then_quiet[] = { 7, 7, 8, 9, 10, 10 };
+	static const uint64_t always_open[] = { 11 };
+
+	settle_case("a difference read at rest is reported", quiet, 1, ~0U, 1,
+		    false, 0);
+	/* the byte is healed once the patch in flight completes */
+	settle_case("a patch in flight, equal at rest, is dropped",
+		    busy_then_quiet, 6, 3, 0, false, 1);
+	settle_case("a window that never closes: unsettled", always_open, 1,
+		    ~0U, 1, true, 0);
+	settle_case("a window moving at every read: unsettled", NULL, 0, ~0U,
+		    1, true, 0);
 }
 
 /* fault: break one thing; kind: what verify must report, KT_V_NR: none */
@@ -356,6 +442,7 @@ int main(void)
 	for (i = 0; i < sizeof(verify_cases) / sizeof(verify_cases[0]); i++)
 		run_verify_case(&verify_cases[i]);
 	test_verify_details();
+	test_settle();
 	free(img);
 	return tap_finish();
 }

@@ -179,7 +179,7 @@ static void report_diff(struct fixture *fx, enum style style)
 	kt_report_diff_begin(&c.out);
 	kt_err_clear(&err);
 	kt_diff_run(&fx->t, NULL, print_diff, &dp, &compared, &err);
-	kt_report_diff_end(&c.out, dp.ranges, compared);
+	kt_report_diff_end(&c.out, dp.ranges, 0, compared);
 	capture_end(&c);
 	compare_golden(&c, "diff", style);
 	free(c.buf);

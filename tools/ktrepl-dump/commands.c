@@ -58,6 +58,7 @@ static int parse_filters(int argc, char **argv, const char *cmd,
 struct diff_print {
 	struct kt_state *st;
 	unsigned int ranges;
+	unsigned int unsettled;
 };
 
 static int print_diff(const struct kt_diff *d, void *arg)
@@ -65,6 +66,7 @@ static int print_diff(const struct kt_diff *d, void *arg)
 	struct diff_print *dp = arg;
 
 	dp->ranges++;
+	dp->unsettled += d->unsettled;
 	kt_report_diff(&dump.out, dp->st, d);
 	return 0;
 }
@@ -147,8 +149,11 @@ int do_diff(int argc, char **argv)
 		ret = EXIT_TROUBLE;
 		goto out;
 	}
-	kt_report_diff_end(&dump.out, dp.ranges, compared);
-	ret = dp.ranges ? EXIT_DIVERGED : EXIT_CLEAN;
+	kt_report_diff_end(&dump.out, dp.ranges, dp.unsettled, compared);
+	/* only ranges that kept changing under patches: no conclusion */
+	ret = dp.ranges > dp.unsettled ? EXIT_DIVERGED :
+	      dp.unsettled	      ? EXIT_TROUBLE :
+					EXIT_CLEAN;
 out:
 	dump_target_close(&dt);
 	return ret;
@@ -263,7 +268,10 @@ int do_verify(int argc, char **argv)
 		ret = EXIT_TROUBLE;
 	} else {
 		kt_report_verify_end(&dump.out, &stats, vp.tap);
-		ret = stats.total ? EXIT_DIVERGED : EXIT_CLEAN;
+		ret = stats.total > stats.count[KT_V_UNSETTLED] ?
+			      EXIT_DIVERGED :
+		      stats.total ? EXIT_TROUBLE :
+				    EXIT_CLEAN;
 	}
 	dump_target_close(&dt);
 	return ret;

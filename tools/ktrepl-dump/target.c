@@ -120,6 +120,12 @@ int dump_check_vmlinux(struct dump_target *dt, struct kt_err *err)
 	return 0;
 }
 
+static int live_patch_window(struct kt_target *t, uint64_t *window,
+			     struct kt_err *err)
+{
+	return kt_state_patch_window(dump.debugfs_dir, window, err);
+}
+
 /* state and memory are open: paging geometry, and symbols when needed */
 static int finish_open(struct dump_target *dt)
 {
@@ -160,6 +166,7 @@ static int open_offline(struct dump_target *dt)
 int dump_target_open(struct dump_target *dt)
 {
 	struct kt_err err;
+	uint64_t window;
 	int ret;
 
 	memset(dt, 0, sizeof(*dt));
@@ -186,7 +193,11 @@ int dump_target_open(struct dump_target *dt)
 		kt_state_free(&dt->st);
 		return ret;
 	}
-	return finish_open(dt);
+	ret = finish_open(dt);
+	/* a module without the file: differing ranges are not re-read */
+	if (!ret && !kt_state_patch_window(dump.debugfs_dir, &window, &err))
+		dt->t.patch_window = live_patch_window;
+	return ret;
 }
 
 void dump_target_close(struct dump_target *dt)

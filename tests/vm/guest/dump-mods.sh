@@ -8,6 +8,7 @@ check "insmod ktrepl.ko fault_inject=1" insmod /lib/modules/ktrepl.ko fault_inje
 check "fat and vfat load after it" sh -c "insmod $X/fat.ko && insmod $X/vfat.ko"
 check "verify: healthy" ktrepl-dump --verify
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+audit_settle
 check "inject: flip vfat_lookup+0x4 on node $R" \
 	sh -c "echo 'flip node=$R sym=vfat_lookup off=4' > $D/inject"
 echo "FLIPPED $R $(grep ' vfat_lookup\b' /proc/kallsyms | cut -d' ' -f1)"

@@ -59,6 +59,21 @@ pa_node() {
 
 D=/sys/kernel/debug/ktrepl
 
+# audit_settle: where an audit runs (arm64), wait until a whole pass ran
+# after the last patch. A pass compares every master page that changed
+# since the one before, so it would repair a byte flipped on purpose in
+# such a page right after a patch storm: inject only once it has passed.
+audit_settle() {
+	[ "$(head -n1 $D/summary | kv arch)" = arm64 ] || return 0
+	_a0=$(head -n1 $D/summary | kv audits)
+	_t=0
+	while [ $(($(head -n1 $D/summary | kv audits) - _a0)) -lt 2 ] &&
+		[ $_t -lt 150 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+
 # replicas_on_their_nodes: every replica extent's first and last page lie
 # on its node's memory node, by sysfs; prints "BAD N" and the count.
 # One awk pass: a boot can have 150 extents, and forking per extent took
@@ -145,4 +160,40 @@ top_fidelity() {
 	emit fid_default ktrepl-top -j -n 5 -d 1
 	emit fid_tiny env KTREPL_TOP_RING_PAGES=1 ktrepl-top -j -n 2 -d 1
 	stop_load
+}
+
+TR=/sys/kernel/tracing
+
+# a kprobe event $1 on a hot function: at its entry, or past ftrace's
+# patchable NOPs where kprobes refuse the ftrace site itself
+add_kprobe() {
+	echo "p:$1 do_sys_openat2" >> $TR/kprobe_events 2>/dev/null ||
+		echo "p:$1 do_sys_openat2+8" >> $TR/kprobe_events
+}
+
+# A storm of every kind of core-text patching, for $1 seconds. The
+# function tracer is filtered to a few hundred functions and the ring
+# buffer is off: unfiltered, one round takes minutes under emulation and
+# stalls the pinned kernel even without ktrepl (see README).
+storm() {
+	echo 0 > $TR/tracing_on
+	echo 'vfs_* ksys_* do_sys_* *_lock *sched*' > $TR/set_ftrace_filter
+	end=$(($(date +%s) + $1))
+	rounds=0
+	while [ $(date +%s) -lt $end ]; do
+		echo function > $TR/current_tracer
+		echo 1 > /proc/sys/kernel/sched_schedstats
+		add_kprobe ktstorm
+		echo 1 > $TR/events/kprobes/ktstorm/enable
+		cat /proc/self/stat > /dev/null
+		echo 0 > $TR/events/kprobes/ktstorm/enable
+		echo '-:ktstorm' >> $TR/kprobe_events
+		echo 0 > /proc/sys/kernel/sched_schedstats
+		echo nop > $TR/current_tracer
+		rounds=$((rounds + 1))
+		echo "# storm round $rounds at $(date +%s)" > /dev/console
+	done
+	echo > $TR/set_ftrace_filter
+	echo 1 > $TR/tracing_on
+	echo "$rounds"
 }

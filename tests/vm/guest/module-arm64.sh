@@ -44,6 +44,7 @@ if command -v ktrepl-dump > /dev/null; then
 	check "the audit found nothing the hook missed" \
 		test "$(head -n1 $S | kv audit_repairs)" = 0
 	R=$(grep 'role=replica' $S | head -n1 | kv node)
+	audit_settle
 	echo "flip node=$R sym=int_sqrt off=4" > $D/inject
 	sleep 2
 	ktrepl-dump --verify > /tmp/v

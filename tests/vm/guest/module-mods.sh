@@ -12,11 +12,11 @@ X=/lib/modules/extra
 cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
 mods_loaded() { grep -c "^module=" $D/summary; }
 listed() { grep -q "^module=$1 " $D/summary; }
-# from the master node's CPUs: the master node runs a module's own pages
+# load_fs CPUS: a module's own pages land on the node that loads it
 load_fs() {
-	$ON_MASTER insmod $X/fat.ko && $ON_MASTER insmod $X/vfat.ko &&
+	taskset -c $1 insmod $X/fat.ko && taskset -c $1 insmod $X/vfat.ko &&
 		for m in nls_cp437 nls_iso8859-1 nls_utf8 nls_ascii; do
-			[ -e $X/$m.ko ] && $ON_MASTER insmod $X/$m.ko
+			[ -e $X/$m.ko ] && taskset -c $1 insmod $X/$m.ko
 		done
 	true
 }
@@ -33,16 +33,25 @@ check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=16384
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko fault_inject=1 $KTREPL_ARGS
 M=$(head -n1 $D/summary | kv master_node)
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
-ON_MASTER="taskset -c $(cpus_of $M)"
 emit roles sh -c "grep '^node=' $D/summary | cut -d' ' -f1-4"
 check "a module loaded before ktrepl.ko is replicated" listed brd
-check "fat, vfat and nls load after ktrepl.ko" load_fs
+# from a replica node: the master node then runs copies of their pages
+check "fat, vfat and nls load after ktrepl.ko, from node $R's CPUs" \
+	load_fs "$(cpus_of $R)"
 check "modules loaded after ktrepl.ko are replicated" \
 	sh -c "grep -q '^module=fat ' $D/summary && grep -q '^module=vfat ' $D/summary"
 check "summary counts modules and module bytes" \
 	test "$(head -n1 $D/summary | kv modules)" -ge 3 -a \
 	"$(head -n1 $D/summary | kv module_bytes)" -gt 0
 emit modules grep "^module=" $D/summary
+vfat_rec=$(grep '^module=vfat ' $D/summary)
+check "vfat's own pages are on node $R, the master runs copies of them" \
+	test "$(echo "$vfat_rec" | kv orig_node)" = $R -a \
+	"$(echo "$vfat_rec" | kv master_copies)" -gt 0
+# walk: the master's leaves over vfat, on the master's memory
+ktrepl-dump -j walk --region module:vfat --node $M > /tmp/w.out 2>&1
+check "walk --node $M: every master leaf over vfat is on node $M's memory" \
+	test $? = 0 -a "$(grep -o '"pa_node":[-0-9]*' /tmp/w.out | sort -u)" = "\"pa_node\":$M"
 
 # every replica node's module extents on its own memory, by sysfs
 bad=0
@@ -131,6 +140,7 @@ check "identical again once the kprobe is gone" \
 	ktrepl-dump diff --region module:vfat
 
 # a flipped byte of a module copy
+audit_settle
 echo "flip node=$R sym=vfat_lookup off=4" > $D/inject
 ktrepl-dump --verify > /tmp/v.out 2>&1
 rc=$?
@@ -149,7 +159,7 @@ cycles=0
 while [ $cycles -lt 20 ]; do
 	unload_fs
 	listed fat && break
-	load_fs
+	load_fs "$(cpus_of $R)"
 	listed vfat || break
 	cycles=$((cycles + 1))
 done
@@ -161,6 +171,12 @@ check "verify: healthy after the cycles" ktrepl-dump --verify
 unload_fs
 check "unloaded modules leave the summary" \
 	sh -c "! grep -q '^module=fat ' $D/summary"
+# a patch the kernel made in the master's copy survives ktrepl.ko: the
+# bytes go back into the module's own pages when the leaves do
+load_fs "$(cpus_of $R)"
+mount -t vfat /dev/ram0 /mnt/f
+echo 'p:ktr_keep vfat_lookup' > $TR/kprobe_events
+echo 1 > $TR/events/kprobes/ktr_keep/enable
 emit mirror sh -c "head -n1 $D/summary | tr ' ' '\n' | grep -E 'mirror|modules'"
 check "no mirror hook was missed" \
 	test "$(head -n1 $D/summary | kv mirror_missed)" = 0
@@ -172,9 +188,25 @@ check "freed equals allocated" \
 	sh -c "echo '$freed' | sed 's/.*freed \([0-9]*\) of \([0-9]*\) .*/\1 \2/' | awk '{ exit !(\$1 == \$2) }'"
 check "brd still works after ktrepl.ko is gone" \
 	dd if=/dev/ram0 of=/dev/null bs=64k count=4
+hits() { awk '$1 == "ktr_keep" { print $2 }' $TR/kprobe_profile; }
+h0=$(hits)
+ls /mnt/f/nosuch > /dev/null 2>&1
+h1=$(hits)
+check "vfat's own pages carry the kprobe armed in the master's copy ($h0 -> $h1 hits)" \
+	test "$h1" -gt "$h0"
+echo 0 > $TR/events/kprobes/ktr_keep/enable
+echo '-:ktr_keep' >> $TR/kprobe_events
+check "vfat still works on its own pages" \
+	sh -c "echo kept > /mnt/f/k && grep -q kept /mnt/f/k"
+umount /mnt/f
+unload_fs
 
-# modules=0: module text stays on the module's own pages everywhere
-load_fs
+# modules=0: module text stays on the module's own pages everywhere,
+# here the master's: brd too, loaded at first from any CPU
+rmmod brd
+taskset -c "$(cpus_of $M)" insmod $X/brd.ko rd_nr=1 rd_size=16384
+mkdosfs /dev/ram0 >/dev/null 2>&1
+load_fs "$(cpus_of $M)"
 check "insmod ktrepl.ko modules=0" insmod /lib/modules/ktrepl.ko modules=0
 check "modules=0: nothing listed, no module copies" \
 	test "$(head -n1 $D/summary | kv modules)" = 0 -a \

@@ -34,40 +34,6 @@ node_of_cpu() {
 mount -t tracefs nodev $T 2>/dev/null
 emit kpti sh -c "dmesg | grep -i 'page table isolation' || echo none"
 
-# a kprobe event $1 on a hot function: at its entry, or past ftrace's
-# patchable NOPs where kprobes refuse the ftrace site itself
-add_kprobe() {
-	echo "p:$1 do_sys_openat2" >> $T/kprobe_events 2>/dev/null ||
-		echo "p:$1 do_sys_openat2+8" >> $T/kprobe_events
-}
-
-# A storm of every kind of core-text patching, for $1 seconds. The
-# function tracer is filtered to a few hundred functions and the ring
-# buffer is off: unfiltered, one round takes minutes under emulation and
-# stalls the pinned kernel even without ktrepl (see README).
-storm() {
-	echo 0 > $T/tracing_on
-	echo 'vfs_* ksys_* do_sys_* *_lock *sched*' > $T/set_ftrace_filter
-	end=$(($(date +%s) + $1))
-	rounds=0
-	while [ $(date +%s) -lt $end ]; do
-		echo function > $T/current_tracer
-		echo 1 > /proc/sys/kernel/sched_schedstats
-		add_kprobe ktstorm
-		echo 1 > $T/events/kprobes/ktstorm/enable
-		cat /proc/self/stat > /dev/null
-		echo 0 > $T/events/kprobes/ktstorm/enable
-		echo '-:ktstorm' >> $T/kprobe_events
-		echo 0 > /proc/sys/kernel/sched_schedstats
-		echo nop > $T/current_tracer
-		rounds=$((rounds + 1))
-		echo "# storm round $rounds at $(date +%s)" > /dev/console
-	done
-	echo > $T/set_ftrace_filter
-	echo 1 > $T/tracing_on
-	echo "$rounds"
-}
-
 if [ "$FULL" = 1 ]; then
 	start_load
 	n=$(storm $((STORM_S / 3)))

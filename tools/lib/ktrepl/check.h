@@ -25,7 +25,23 @@ struct kt_target {
 	 */
 	struct kt_symtab *(*load_syms)(struct kt_target *t);
 	void *load_arg;
+	/*
+	 * Optional, live kernels only: the kernel's patch window, odd while
+	 * a patch is half made (the replicas written, the master not yet).
+	 * A differing range is read again inside one even value of it
+	 * before it is reported. NULL: memory at rest, such as a dump.
+	 */
+	int (*patch_window)(struct kt_target *t, uint64_t *window,
+			    struct kt_err *err);
+	struct kt_settle_stats {
+		uint64_t rechecked;	/* differing ranges read again */
+		uint64_t transient;	/* equal at rest: a patch in flight */
+		uint64_t unsettled;	/* never read at rest */
+	} settle;
 };
+
+/* re-reads of a differing range before it counts as unsettled */
+#define KT_SETTLE_TRIES 40
 
 /* arch and paging geometry from the state, built once */
 int kt_target_init(struct kt_target *t, struct kt_state *st,
@@ -65,6 +81,8 @@ struct kt_diff {
 	char sym[160];
 	const char *kind;	/* ftrace, jump_label, kprobe, ... unknown */
 	bool vs_file;	/* master: memory, replica: the vmlinux file */
+	/* it differed at every read, but never with no patch in flight */
+	bool unsettled;
 };
 
 struct kt_diff_opts {
@@ -118,6 +136,11 @@ enum kt_violation_kind {
 	KT_V_TASK_ROOT,		/* a replica task runs on the wrong tables */
 	KT_V_STALE_TABLE,	/* a lower node table entry missed an update */
 	KT_V_MM_ENTRY,		/* a bound process's mm is not on its set */
+	/*
+	 * Not a divergence: bytes that differed at every read while the
+	 * kernel kept patching them. The check could not conclude.
+	 */
+	KT_V_UNSETTLED,
 	KT_V_NR
 };
 
@@ -143,6 +166,8 @@ typedef int (*kt_violation_fn)(const struct kt_violation *v, void *arg);
 
 struct kt_verify_stats {
 	uint64_t compared_bytes;
+	uint64_t rechecked;	/* differing ranges read again at rest */
+	uint64_t transient;	/* and found equal: patches in flight */
 	uint64_t mappings;
 	uint64_t tables;	/* node table pages compared */
 	unsigned int nodes;

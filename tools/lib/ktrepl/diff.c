@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -54,10 +55,78 @@ static uint64_t insn_start(struct diff_run *dr, const struct kt_diff *d,
 	return d->va - arch->insn_backup(m, r, d->len);
 }
 
+/* one read of both sides of d, inside one even value of the window */
+static int read_at_rest(struct kt_target *t, const struct kt_diff *d,
+			uint8_t *m, uint8_t *r, bool *at_rest,
+			struct kt_err *err)
+{
+	uint64_t before, after;
+
+	*at_rest = false;
+	if (t->patch_window(t, &before, err))
+		return -err->code;
+	if (before & 1)
+		return 0;
+	if (kt_read_master(t, d->va, m, d->len, err) ||
+	    kt_memsrc_read_phys(t->src, d->replica_pa, r, d->len, err) ||
+	    t->patch_window(t, &after, err))
+		return -err->code;
+	*at_rest = after == before;
+	return 0;
+}
+
+/*
+ * Live, a range may differ only because a patch is half made: the hook
+ * wrote the replicas and the kernel is about to write the master. Read
+ * it again at rest: equal, it was a patch in flight and is dropped (1);
+ * still different, it is reported (0). A range never read at rest after
+ * KT_SETTLE_TRIES tries, with a growing pause, is reported unsettled.
+ */
+static int settle_range(struct diff_run *dr, struct kt_diff *d,
+			struct kt_err *err)
+{
+	struct kt_target *t = dr->t;
+	unsigned int try, pause_us = 100;
+	uint8_t *m = malloc(d->len), *r = malloc(d->len);
+	bool at_rest = false;
+	int ret = 0;
+
+	if (!m || !r) {
+		ret = kt_err_set(err, ENOMEM, "out of memory re-reading 0x%" PRIx64,
+				 d->va);
+		goto out;
+	}
+	t->settle.rechecked++;
+	for (try = 0; try < KT_SETTLE_TRIES; try++) {
+		if (try) {
+			usleep(pause_us);
+			if (pause_us < 50000)
+				pause_us *= 2;
+		}
+		ret = read_at_rest(t, d, m, r, &at_rest, err);
+		if (ret || at_rest)
+			break;
+	}
+	if (ret)
+		goto out;
+	if (!at_rest) {
+		d->unsettled = true;
+		t->settle.unsettled++;
+	} else if (!memcmp(m, r, d->len)) {
+		t->settle.transient++;
+		ret = 1;
+	}
+out:
+	free(m);
+	free(r);
+	return ret;
+}
+
 static int flush_range(struct diff_run *dr, struct kt_err *err)
 {
 	struct kt_diff *d = &dr->nd->cur;
 	uint64_t show, at;
+	int ret;
 
 	if (!dr->nd->open)
 		return 0;
@@ -68,6 +137,11 @@ static int flush_range(struct diff_run *dr, struct kt_err *err)
 	d->replica_pa -= d->va - at;
 	d->master_pa -= d->va - at;
 	d->va = at;
+	if (dr->t->patch_window) {
+		ret = settle_range(dr, d, err);
+		if (ret)
+			return ret > 0 ? 0 : ret;
+	}
 	show = d->len < KT_DIFF_SHOW ? d->len : KT_DIFF_SHOW;
 	/* re-read the exact bytes: the range may span two blocks */
 	if (kt_read_master(dr->t, d->va, d->master, show, err) ||

@@ -182,6 +182,8 @@ static void diff_fields(struct json_writer *jw, const struct kt_state *st,
 	jsonw_uint_field(jw, "len", d->len);
 	jsonw_string_field(jw, "sym", d->sym);
 	jsonw_string_field(jw, "kind", d->kind);
+	if (d->unsettled)
+		jsonw_bool_field(jw, "unsettled", true);
 	if (d->vs_file) {
 		json_hex_bytes(jw, "memory", d->master, show);
 		json_hex_bytes(jw, "vmlinux", d->replica, show);
@@ -205,9 +207,9 @@ void kt_report_diff(struct kt_out *out, const struct kt_state *st,
 		jsonw_end_object(out->jw);
 		return;
 	}
-	fprintf(fp, "node %d %s 0x%" PRIx64 " len %" PRIu64 " %s [%s]\n",
+	fprintf(fp, "node %d %s 0x%" PRIx64 " len %" PRIu64 " %s [%s]%s\n",
 		d->node, st->regions[d->region].name, d->va, d->len, d->sym,
-		d->kind);
+		d->kind, d->unsettled ? " unsettled" : "");
 	fprintf(fp, d->vs_file ? "  memory:  " : "  master:  ");
 	hex(fp, d->before, KT_DIFF_CONTEXT);
 	fprintf(fp, " [");
@@ -221,17 +223,21 @@ void kt_report_diff(struct kt_out *out, const struct kt_state *st,
 }
 
 void kt_report_diff_end(struct kt_out *out, unsigned int ranges,
-			uint64_t compared)
+			unsigned int unsettled, uint64_t compared)
 {
 	if (out->jw) {
 		jsonw_end_array(out->jw);
 		jsonw_uint_field(out->jw, "ranges", ranges);
+		jsonw_uint_field(out->jw, "unsettled", unsettled);
 		jsonw_uint_field(out->jw, "compared_bytes", compared);
 		jsonw_end_object(out->jw);
 		return;
 	}
 	fprintf(out->fp, "%u differing range%s in %" PRIu64 " bytes compared\n",
 		ranges, ranges == 1 ? "" : "s", compared);
+	if (unsettled)
+		fprintf(out->fp, "%u of them unsettled: they changed at every read while the kernel kept patching them\n",
+			unsettled);
 }
 
 void kt_report_vdiff_end(struct kt_out *out, const struct kt_vdiff_stats *s)
@@ -283,6 +289,11 @@ static void violation_text(FILE *fp, const struct kt_state *st,
 	switch (v->kind) {
 	case KT_V_BYTES:
 		fprintf(fp, "%s: node %d 0x%" PRIx64 " len %" PRIu64 " %s [%s] differs from the master",
+			name, v->node, v->va, v->len, v->diff->sym,
+			v->diff->kind);
+		break;
+	case KT_V_UNSETTLED:
+		fprintf(fp, "%s: node %d 0x%" PRIx64 " len %" PRIu64 " %s [%s] changed at every read while the kernel kept patching it: not judged",
 			name, v->node, v->va, v->len, v->diff->sym,
 			v->diff->kind);
 		break;
@@ -340,13 +351,16 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 	if (jw) {
 		jsonw_start_object(jw);
 		jsonw_string_field(jw, "check", kt_violation_names[v->kind]);
-		if (v->kind != KT_V_BYTES)	/* diff_fields has it */
+		bool bytes = v->kind == KT_V_BYTES ||
+			     v->kind == KT_V_UNSETTLED;
+
+		if (!bytes)	/* diff_fields has it */
 			jsonw_int_field(jw, "node", v->node);
 		if (v->kind == KT_V_CPU_ROOT)
 			jsonw_int_field(jw, "cpu", v->cpu);
 		if (v->kind == KT_V_TASK_ROOT || v->kind == KT_V_MM_ENTRY)
 			jsonw_int_field(jw, "pid", v->cpu);
-		if (v->kind == KT_V_BYTES) {
+		if (bytes) {
 			diff_fields(jw, st, v->diff);
 		} else {
 			jsonw_hex_field(jw, "va", v->va);
@@ -393,10 +407,15 @@ void kt_report_verify_end(struct kt_out *out,
 {
 	int k;
 
+	unsigned int unsettled = stats->count[KT_V_UNSETTLED];
+	unsigned int diverged = stats->total - unsettled;
+
 	if (out->jw) {
 		jsonw_end_array(out->jw);
 		jsonw_bool_field(out->jw, "healthy", !stats->total);
-		jsonw_uint_field(out->jw, "violation_count", stats->total);
+		/* false with healthy false: the check could not conclude */
+		jsonw_bool_field(out->jw, "diverged", diverged);
+		jsonw_uint_field(out->jw, "violation_count", diverged);
 		jsonw_name(out->jw, "counts");
 		jsonw_start_object(out->jw);
 		for (k = 0; k < KT_V_NR; k++)
@@ -407,6 +426,8 @@ void kt_report_verify_end(struct kt_out *out,
 		jsonw_uint_field(out->jw, "mappings_checked", stats->mappings);
 		jsonw_uint_field(out->jw, "compared_bytes",
 				 stats->compared_bytes);
+		jsonw_uint_field(out->jw, "ranges_reread", stats->rechecked);
+		jsonw_uint_field(out->jw, "patches_in_flight", stats->transient);
 		jsonw_end_object(out->jw);
 		return;
 	}
@@ -420,10 +441,17 @@ void kt_report_verify_end(struct kt_out *out,
 		return;
 	}
 	fprintf(out->fp,
-		"verify: %s: %u violation%s; %u nodes, %" PRIu64 " mappings, %" PRIu64 " bytes compared\n",
-		stats->total ? "DIVERGED" : "healthy", stats->total,
-		stats->total == 1 ? "" : "s", stats->nodes, stats->mappings,
-		stats->compared_bytes);
+		"verify: %s: %u violation%s; %u nodes, %" PRIu64 " mappings, %" PRIu64 " bytes compared",
+		diverged ? "DIVERGED" : unsettled ? "UNSETTLED" : "healthy",
+		diverged, diverged == 1 ? "" : "s", stats->nodes,
+		stats->mappings, stats->compared_bytes);
+	if (stats->transient)
+		fprintf(out->fp, "; %" PRIu64 " range%s caught mid-patch, equal at rest",
+			stats->transient, stats->transient == 1 ? "" : "s");
+	if (unsettled)
+		fprintf(out->fp, "; %u range%s never at rest under patching: not judged",
+			unsettled, unsettled == 1 ? "" : "s");
+	fputc('\n', out->fp);
 }
 
 void kt_report_walk_begin(struct kt_out *out)

@@ -18,7 +18,7 @@ void kt_report_diff(struct kt_out *out, const struct kt_state *st,
 /* after kt_diff_vmlinux_run: per-kind counts and the unexplained */
 void kt_report_vdiff_end(struct kt_out *out, const struct kt_vdiff_stats *s);
 void kt_report_diff_end(struct kt_out *out, unsigned int ranges,
-			uint64_t compared);
+			unsigned int unsettled, uint64_t compared);
 
 /* tap: kselftest-style TAP instead of lines */
 void kt_report_verify_begin(struct kt_out *out, bool tap);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The debugfs ABI parser: key=value records, unknown keys ignored. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "state.h"
 
@@ -346,6 +349,8 @@ static const struct kv_field module_fields[] = {
 	KV_FIELD("text_end", KV_U64, struct kt_region_state, text_end, true),
 	KV_FIELD("orig_node", KV_INT, struct kt_region_state, orig_node,
 		 false),
+	KV_FIELD("master_copies", KV_UINT, struct kt_region_state,
+		 master_copies, false),
 };
 
 /* a replicated module: region "module:NAME" */
@@ -623,6 +628,31 @@ int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
 	}
 	free(now);
 	return ret;
+}
+
+int kt_state_patch_window(const char *dir, uint64_t *window,
+			  struct kt_err *err)
+{
+	char path[PATH_MAX], buf[32], *end;
+	ssize_t n;
+	int fd, saved;
+
+	snprintf(path, sizeof(path), "%s/patch_window", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	saved = errno;
+	close(fd);
+	if (n < 0)
+		return kt_err_set(err, saved, "%s: %s", path, strerror(saved));
+	buf[n] = 0;
+	errno = 0;
+	*window = strtoull(buf, &end, 10);
+	if (end == buf || (*end && *end != '\n') || errno)
+		return kt_err_set(err, EINVAL, "%s: not a number: '%.20s'",
+				  path, buf);
+	return 0;
 }
 
 void kt_state_free(struct kt_state *st)

@@ -67,6 +67,7 @@ struct kt_region_state {
 	uint64_t text_end;	/* [start, text_end) is text */
 	bool module;
 	int orig_node;		/* module: node of its own pages, or -1 */
+	unsigned int master_copies;	/* module: pages the master runs copied */
 };
 
 #define KT_MODULE_PREFIX "module:"
@@ -170,6 +171,13 @@ void kt_state_free(struct kt_state *st);
  * refresh, and without pgds, whose reads interrupt every CPU.
  */
 int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err);
+
+/*
+ * The kernel's patch window (dir/patch_window): odd while a patch is
+ * half made. -ENOENT from a module that does not publish it.
+ */
+int kt_state_patch_window(const char *dir, uint64_t *window,
+			  struct kt_err *err);
 
 /*
  * The same facts from a dump: locate the descriptor (VMCOREINFO's

@@ -257,6 +257,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		r->end = mods[i].end;
 		r->text_end = mods[i].text_end;
 		r->orig_node = mods[i].orig_node;
+		r->master_copies = mods[i].master_copies;
 		r->module = true;
 	}
 	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));

@@ -24,6 +24,7 @@ const char *const kt_violation_names[KT_V_NR] = {
 	[KT_V_TASK_ROOT] = "task-root",
 	[KT_V_STALE_TABLE] = "stale-table",
 	[KT_V_MM_ENTRY] = "mm-entry",
+	[KT_V_UNSETTLED] = "unsettled",
 };
 
 struct verify_run {
@@ -43,7 +44,7 @@ static int report(struct verify_run *vr, const struct kt_violation *v)
 static int report_diff(const struct kt_diff *d, void *arg)
 {
 	struct kt_violation v = {
-		.kind = KT_V_BYTES,
+		.kind = d->unsettled ? KT_V_UNSETTLED : KT_V_BYTES,
 		.node = d->node,
 		.va = d->va,
 		.len = d->len,
@@ -52,6 +53,19 @@ static int report_diff(const struct kt_diff *d, void *arg)
 	};
 
 	return report(arg, &v);
+}
+
+/*
+ * The master node (and a memoryless node using its memory) runs a
+ * module's own pages where the kernel gives it no copy: a kernel older
+ * than master_copies, which says how many pages the master runs copied.
+ */
+static bool loader_pages_expected(const struct kt_state *st,
+				  const struct kt_region_state *reg,
+				  const struct kt_node_state *n)
+{
+	return reg->module && n->memory_node == st->master_node &&
+	       !reg->master_copies;
 }
 
 /* checks 2 and 4: every replicated VA of a node, through its own root */
@@ -86,14 +100,8 @@ static int check_node_mappings(struct verify_run *vr,
 				continue;
 			}
 			v.pa_node = kt_state_pa_node(t->st, m.pa);
-			/*
-			 * The master node (and a memoryless node using its
-			 * memory) runs a module's own pages, which sit
-			 * wherever the loader allocated them.
-			 */
 			if (v.pa_node != n->memory_node &&
-			    !(reg->module &&
-			      n->memory_node == t->st->master_node)) {
+			    !loader_pages_expected(t->st, reg, n)) {
 				v.kind = KT_V_LOCALITY;
 				ret = report(vr, &v);
 			}
@@ -391,7 +399,10 @@ int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
 	int ret = 0;
 
 	memset(stats, 0, sizeof(*stats));
+	t->settle = (struct kt_settle_stats){ 0 };
 	for (i = 0; i < sizeof(checks) / sizeof(checks[0]) && !ret; i++)
 		ret = checks[i](&vr, err);
+	stats->rechecked = t->settle.rechecked;
+	stats->transient = t->settle.transient;
 	return ret;
 }
