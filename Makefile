@@ -17,7 +17,7 @@ BUILD := $(CURDIR)/build
 
 export KABI KTREPL_CACHE
 
-.PHONY: all kernel kernel-arm64 tools tools-arm64 crash-ext check unit-check vm-check \
+.PHONY: all kernel kernel-arm64 tools tools-arm64 crash-ext check unit-check vm-check fuzz \
 	demo install clean deps help
 
 all: kernel tools
@@ -29,6 +29,7 @@ help:
 	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64"
 	@echo "make tools       ktrepl-dump, ktrepl-top and the shared library"
 	@echo "make check       every test (unit + real NUMA guests), TAP"
+	@echo "make fuzz        the parsers under libFuzzer (FUZZ_SECONDS=$(FUZZ_SECONDS) each)"
 	@echo "make demo        boot a 2-node guest and show ktrepl at work"
 	@echo "make install     PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 	@echo "make clean       remove build output (keeps $(KTREPL_CACHE))"
@@ -76,8 +77,15 @@ unit-check: tools
 vm-check: kernel kernel-arm64 tools tools-arm64 crash-ext
 	tests/vm/run-all.sh
 
+# every parser of untrusted input under libFuzzer, ASan and UBSan; check
+# runs each briefly, FUZZ_SECONDS=N for longer
+FUZZ_SECONDS ?= 10
+fuzz:
+	$(MAKE) -C tests/fuzz fuzz OUTPUT=$(BUILD)/fuzz/ FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 check: deps
 	$(MAKE) unit-check
+	$(MAKE) fuzz
 	$(MAKE) vm-check
 
 demo: deps

@@ -225,8 +225,9 @@ static int elf_validate(const struct dump_file *f, struct kt_dump_layout *layout
 	if (!ret && !layout->nr_ranges)
 		ret = kt_err_set(err, EPROTO, "%s: no PT_LOAD holds any memory",
 				 f->path);
-	qsort(layout->ranges, layout->nr_ranges, sizeof(*layout->ranges),
-	      cmp_range);
+	if (layout->nr_ranges)
+		qsort(layout->ranges, layout->nr_ranges,
+		      sizeof(*layout->ranges), cmp_range);
 	return ret;
 }
 

@@ -73,7 +73,9 @@ static void merge_ranges(struct kt_numa *numa)
 {
 	size_t i, n = 0;
 
-	qsort(numa->ranges, numa->nr_ranges, sizeof(*numa->ranges), cmp_range);
+	if (numa->nr_ranges)
+		qsort(numa->ranges, numa->nr_ranges, sizeof(*numa->ranges),
+		      cmp_range);
 	for (i = 0; i < numa->nr_ranges; i++) {
 		struct kt_numa_range *r = &numa->ranges[i];
 

@@ -77,7 +77,7 @@ int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
 		kt_symtab_free(tab);
 		return ret;
 	}
-	qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+	kt_symtab_sort(tab);
 	return 0;
 }
 
@@ -129,13 +129,15 @@ out:
 		kt_symtab_free(tab);
 		return ret;
 	}
-	qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+	kt_symtab_sort(tab);
 	return 0;
 }
 
 void kt_symtab_sort(struct kt_symtab *tab)
 {
-	qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+	/* a symbol table with no usable symbol leaves syms NULL */
+	if (tab->nr)
+		qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
 }
 
 void kt_symtab_free(struct kt_symtab *tab)

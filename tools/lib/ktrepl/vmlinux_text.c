@@ -458,8 +458,11 @@ int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
 		kt_vmlinux_close(v);
 		return ret;
 	}
-	qsort(v->sites, v->nr_sites, sizeof(*v->sites), cmp_site);
-	qsort(v->relocs, v->nr_relocs, sizeof(*v->relocs), cmp_reloc);
+	/* qsort() must not see the NULL of an empty table */
+	if (v->nr_sites)
+		qsort(v->sites, v->nr_sites, sizeof(*v->sites), cmp_site);
+	if (v->nr_relocs)
+		qsort(v->relocs, v->nr_relocs, sizeof(*v->relocs), cmp_reloc);
 	return 0;
 }
 
