@@ -14,6 +14,9 @@
 4. ktrepl-top at 1 s refresh and 1 kHz per CPU: its own CPU use (goal
    <= 1% of a CPU; busybox top at the same refresh is the peer), and the
    workload's rate with and without sampling (goal: <= 1% slower).
+7. ktrepl-dump --verify during a patch storm (ftrace, static keys,
+   kprobes), ranges caught mid-patch re-read, against verify at rest in
+   the same guest (goal: <= 1.5x), x86_64 and arm64.
 6. x86_64 activation=mm: a pipe between two processes pinned to one CPU
    of a replica node, bound to its set with kernel text non-global,
    against the same without the module and with activation=workload
@@ -174,6 +177,28 @@ def modules_bench():
               f"mirrored per round {statistics.median(mirrors) if mirrors else '?'}")
 
 
+def verify_storm_bench():
+    for arch in ("x86_64", "arm64"):
+        lines = boot("verify-storm.sh", "2x2", arch=arch)
+        runs = [kv(x) for x in records(lines, "verify")]
+        med = {m: statistics.median(int(r["ms"]) for r in runs
+                                    if r["mode"] == m)
+               for m in ("rest", "storm")}
+        bad = [r for r in runs if r["rc"] != "0"]
+        reread = sum(int(r["reread"]) for r in runs if r["mode"] == "storm")
+        patches = kv(records(lines, "patches")[0])["during"] \
+            if records(lines, "patches") else "?"
+        print(f"verify during a patch storm [{arch} 2x2, {patches} patches "
+              f"meanwhile]: {med['storm'] / 1e3:.2f} s vs "
+              f"{med['rest'] / 1e3:.2f} s at rest: "
+              f"{med['storm'] / med['rest']:.2f}x (goal <= 1.5x); "
+              f"{reread} ranges re-read in 10 runs; runs not healthy: "
+              f"{len(bad)}")
+
+
+if "verify-storm" in only:
+    verify_storm_bench()
+    sys.exit(0)
 if "modules" in only:
     modules_bench()
     sys.exit(0)

@@ -19,3 +19,8 @@ KTREPL_SRC ?= $(abspath $(TOOLS_DIR)..)
 CFLAGS += -I$(KTREPL_SRC)/kernel/include
 # header dependencies come from the compiler, as bpftool's do
 DEPFLAGS = -MMD -MP
+# SANITIZE=1: ASan and UBSan, every report fatal (make sanitize-check)
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+endif
