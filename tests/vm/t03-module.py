@@ -224,11 +224,14 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
         # a node's figure also holds its unbound kernel threads (the
         # scan's own work, RCU, timers), which run on the master's
         # tables wherever they run: judged is what ran on a node's set
-        # (the master's for the master node)
+        # (ktrepl-top counts no set for the master node: all of it there)
         for f in frames:
             for n in f["nodes"]:
                 on_set = n["on_sets"]["core"]
                 fetched = on_set["local"] + on_set["remote"]
+                if not fetched:
+                    on_set = n["core"]
+                    fetched = on_set["local"] + on_set["remote"]
                 tap.diag(f"{name} frame {f['frame']} node {n['node']}: "
                          f"core text {n['core']['local_pct']}% local "
                          f"overall")

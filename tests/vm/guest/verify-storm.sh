@@ -82,6 +82,8 @@ check "the storm patched while they ran ($((p1 - p0)) patches)" \
 	test $((p1 - p0)) -gt 100
 check "a byte flipped during the storm is reported (exit $flip_rc)" \
 	test "$flip_rc" = 1 -a $flip_seen = 1
+check "no patch missed its replicas ($(head -n1 $S | kv patches_missed))" \
+	test "$(head -n1 $S | kv patches_missed)" = 0
 check "verify: healthy once the storm is over" ktrepl-dump --verify
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
