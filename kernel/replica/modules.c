@@ -9,8 +9,10 @@
  * its core text and rodata change only through the text patcher, whose
  * hook reaches module chunks as it reaches the core's. Init text, and a
  * module still COMING, run from the master. ro_after_init data is data
- * and is not replicated. ktrepl.ko replicates itself once LIVE: its
- * probes run in every fork and exec of a bound process. It has no patch
+ * and is not replicated. ktrepl.ko replicates itself once LIVE where a
+ * leaf can change its page in one write (x86: its probes run in every
+ * fork and exec of a bound process), not where the move breaks the leaf
+ * first (arm64: it would unmap the code doing the move). It has no patch
  * sites of its own, and its copies are freed only after every CPU and
  * process left the node tables (ktr_engine_stop()).
  *
@@ -731,6 +733,12 @@ static int replicate_module(struct module *mod)
 	int ret;
 
 	if (find_listed(mod))
+		return 0;
+	/*
+	 * Where a leaf moves through an invalid entry (arm64), our own text
+	 * cannot: the move runs in it. Only our probes run from it there.
+	 */
+	if (mod == THIS_MODULE && ktr_arch.leaf_move_breaks)
 		return 0;
 	km = kzalloc(sizeof(*km), GFP_KERNEL);
 	if (!km)
