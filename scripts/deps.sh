@@ -15,7 +15,7 @@ HOST_PKGS=(build-essential bc kmod cpio libkdumpfile-dev libelf-dev libdw-dev
 	libncurses-dev pkg-config crash makedumpfile qemu-system-x86
 	qemu-system-arm gcc-aarch64-linux-gnu busybox-static
 	python3 socat tmux "linux-headers-$KABI-cloud-amd64" linux-kbuild-6.1
-	clang
+	clang libclang-rt-14-dev
 	python3-drgn libelf-dev:arm64 libdw-dev:arm64 libkdumpfile-dev:arm64
 	libncurses-dev:arm64)
 
