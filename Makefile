@@ -83,16 +83,17 @@ FUZZ_SECONDS ?= 5
 fuzz:
 	$(MAKE) -C tests/fuzz fuzz OUTPUT=$(BUILD)/fuzz/ FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-# The library, the tools and the unit tests again under ASan and UBSan:
-# the unit tests, then the tools on every vmcore the guest tests left.
+# The library, the tools and the unit tests again under ASan and UBSan,
+# and the unit tests run on them. make check also hands the sanitized
+# ktrepl-dump to the guest tests, which run it on every vmcore they make
+# (t04, KTREPL_SANITIZED_DUMP).
 SAN_OUT := $(BUILD)/tools-san/
+SAN_DUMP := $(SAN_OUT)ktrepl-dump/ktrepl-dump
 sanitize-check:
 	$(MAKE) -C tools/ktrepl-dump OUTPUT=$(SAN_OUT) SANITIZE=1
 	$(MAKE) -C tools/ktrepl-top OUTPUT=$(SAN_OUT) SANITIZE=1
 	ASAN_OPTIONS=$(SAN_OPTIONS) $(MAKE) -C tests/unit check \
 		OUTPUT=$(SAN_OUT) OUT=$(BUILD)/unit-san/ SANITIZE=1
-	ASAN_OPTIONS=$(SAN_OPTIONS) tests/sanitize-dumps.sh \
-		$(SAN_OUT)ktrepl-dump/ktrepl-dump $(BUILD)
 # a crash the tools catch on purpose (damaged-dumps.t) stays a signal;
 # the library shim those tests preload comes before ASan's runtime
 SAN_OPTIONS := handle_segv=0:handle_sigbus=0:verify_asan_link_order=0
@@ -100,8 +101,9 @@ SAN_OPTIONS := handle_segv=0:handle_sigbus=0:verify_asan_link_order=0
 check: deps
 	$(MAKE) unit-check
 	$(MAKE) fuzz
-	$(MAKE) vm-check
 	$(MAKE) sanitize-check
+	KTREPL_SANITIZED_DUMP=$(SAN_DUMP) ASAN_OPTIONS=$(SAN_OPTIONS) \
+		$(MAKE) vm-check
 
 demo: deps
 	$(MAKE) kernel kernel-arm64 tools tools-arm64 crash-ext

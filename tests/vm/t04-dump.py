@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """ktrepl-dump: live checks in a guest, the same answers from its vmcore,
 walks that agree with the kernel's own tables, and the bad-input table."""
+import glob
 import json
 import random
 import os
@@ -558,6 +559,24 @@ else:
            f"crash> ktrepl -t vfat_lookup -n {node} agrees with ktrepl-dump "
            f"walk --va on the module copy ({m.group(1) if m else '-'} vs "
            f"{wpa})", cout[-2000:])
+
+# make check: the ASan and UBSan build of ktrepl-dump on every dump above
+SAN_DUMP = os.environ.get("KTREPL_SANITIZED_DUMP")
+if SAN_DUMP:
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", ""))
+    for core in sorted(glob.glob(os.path.join(tmp, "*"))):
+        if os.path.getsize(core) < (16 << 20):
+            continue        # the cut and damaged copies were run above
+        for cmd in (["summary"], ["verify"], ["diff"], ["walk", "--node", "0"]):
+            r = subprocess.run([SAN_DUMP, "--vmcore", core, "-j", *cmd],
+                               capture_output=True, text=True, env=env,
+                               timeout=600)
+            report = [x for x in r.stderr.splitlines()
+                      if "Sanitizer" in x or "runtime error" in x]
+            tap.ok(0 <= r.returncode <= 2 and not report,
+                   f"ASan/UBSan ktrepl-dump --vmcore {os.path.basename(core)} "
+                   f"{' '.join(cmd)}: exit {r.returncode}, no sanitizer report",
+                   "\n".join(report + r.stderr.splitlines()[-20:]))
 
 shutil.rmtree(tmp)
 tap.done()
