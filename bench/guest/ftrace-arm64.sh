@@ -7,8 +7,6 @@
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T
 echo 0 > $T/tracing_on
-# busybox date has no %N: milliseconds from /proc/uptime
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 toggle() {
 	t0=$(now_ms)
 	echo function > $T/current_tracer

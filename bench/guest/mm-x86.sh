@@ -5,7 +5,6 @@
 # global, the pair on the master's tables) and with activation=mm (the
 # pair bound to the node's set, text non-global). Three rounds each.
 . /lib.sh
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 insmod /lib/modules/ktrepl.ko activation=inactive
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 rmmod ktrepl

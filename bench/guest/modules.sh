@@ -5,7 +5,6 @@
 # vmalloc). Three rounds each, from the master node's CPUs.
 . /lib.sh
 X=/lib/modules/extra
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 insmod /lib/modules/ktrepl.ko activation=inactive
 M=$(head -n1 $D/summary | kv master_node)
 rmmod ktrepl

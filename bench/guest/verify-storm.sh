@@ -6,12 +6,12 @@ mount -t tracefs nodev $TR 2>/dev/null
 insmod /lib/modules/ktrepl.ko
 run_verifies() {
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		t0=$(date +%s%N)
+		t0=$(now_ms)
 		ktrepl-dump -j --verify > /tmp/v.json 2>&1
 		rc=$?
-		t1=$(date +%s%N)
+		t1=$(now_ms)
 		r=$(grep -o '"ranges_reread":[0-9]*' /tmp/v.json | cut -d: -f2)
-		echo "@@verify@@ mode=$1 ms=$(((t1 - t0) / 1000000)) rc=$rc reread=${r:-0}"
+		echo "@@verify@@ mode=$1 ms=$((t1 - t0)) rc=$rc reread=${r:-0}"
 	done
 }
 run_verifies rest

@@ -59,6 +59,9 @@ pa_node() {
 
 D=/sys/kernel/debug/ktrepl
 
+# busybox date has no %N: milliseconds from /proc/uptime
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
 # audit_settle: where an audit runs (arm64), wait until a whole pass ran
 # after the last patch. A pass compares every master page that changed
 # since the one before, so it would repair a byte flipped on purpose in
