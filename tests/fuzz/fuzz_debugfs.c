@@ -34,7 +34,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *end = data + size, *p = data;
 	struct kt_state st;
 	struct kt_err err;
-	uint64_t window;
 	size_t i;
 
 	if (!dir[0]) {
@@ -76,6 +75,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kt_state_refresh(&st, dir, &err);
 		kt_state_free(&st);
 	}
-	kt_state_patch_window(dir, &window, &err);
+	kt_state_patch_window(&st, dir, &err);
 	return 0;
 }

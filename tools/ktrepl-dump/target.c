@@ -123,7 +123,10 @@ int dump_check_vmlinux(struct dump_target *dt, struct kt_err *err)
 static int live_patch_window(struct kt_target *t, uint64_t *window,
 			     struct kt_err *err)
 {
-	return kt_state_patch_window(dump.debugfs_dir, window, err);
+	int ret = kt_state_patch_window(t->st, dump.debugfs_dir, err);
+
+	*window = t->st->patch_window;
+	return ret;
 }
 
 /* state and memory are open: paging geometry, and symbols when needed */
@@ -166,7 +169,6 @@ static int open_offline(struct dump_target *dt)
 int dump_target_open(struct dump_target *dt)
 {
 	struct kt_err err;
-	uint64_t window;
 	int ret;
 
 	memset(dt, 0, sizeof(*dt));
@@ -195,7 +197,7 @@ int dump_target_open(struct dump_target *dt)
 	}
 	ret = finish_open(dt);
 	/* a module without the file: differing ranges are not re-read */
-	if (!ret && !kt_state_patch_window(dump.debugfs_dir, &window, &err))
+	if (!ret && !kt_state_patch_window(&dt->st, dump.debugfs_dir, &err))
 		dt->t.patch_window = live_patch_window;
 	return ret;
 }

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The debugfs ABI parser: key=value records, unknown keys ignored. */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "state.h"
 
@@ -630,29 +627,23 @@ int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
 	return ret;
 }
 
-int kt_state_patch_window(const char *dir, uint64_t *window,
+static int patch_window_line(struct kt_state *st, const char *line,
+			     struct file_ctx *fc)
+{
+	char *end;
+
+	errno = 0;
+	st->patch_window = strtoull(line, &end, 10);
+	if (end == line || (*end && *end != '\n') || errno)
+		return bad_record(fc, "not a patch window count");
+	return 0;
+}
+
+int kt_state_patch_window(struct kt_state *st, const char *dir,
 			  struct kt_err *err)
 {
-	char path[PATH_MAX], buf[32], *end;
-	ssize_t n;
-	int fd, saved;
-
-	snprintf(path, sizeof(path), "%s/patch_window", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	saved = errno;
-	close(fd);
-	if (n < 0)
-		return kt_err_set(err, saved, "%s: %s", path, strerror(saved));
-	buf[n] = 0;
-	errno = 0;
-	*window = strtoull(buf, &end, 10);
-	if (end == buf || (*end && *end != '\n') || errno)
-		return kt_err_set(err, EINVAL, "%s: not a number: '%.20s'",
-				  path, buf);
-	return 0;
+	return for_each_line(st, dir, "patch_window", true, patch_window_line,
+			     err);
 }
 
 void kt_state_free(struct kt_state *st)

@@ -136,6 +136,7 @@ struct kt_state {
 	enum kt_activation activation;
 	int propagate;
 	uint64_t patches;
+	uint64_t patch_window;	/* as last read: kt_state_patch_window() */
 	uint64_t patch_bytes;
 	uint64_t patches_missed;
 	uint64_t overhead;
@@ -173,10 +174,11 @@ void kt_state_free(struct kt_state *st);
 int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err);
 
 /*
- * The kernel's patch window (dir/patch_window): odd while a patch is
- * half made. -ENOENT from a module that does not publish it.
+ * Re-read the kernel's patch window (dir/patch_window, odd while a patch
+ * is half made) into st->patch_window. -ENOENT from a module that does
+ * not publish it.
  */
-int kt_state_patch_window(const char *dir, uint64_t *window,
+int kt_state_patch_window(struct kt_state *st, const char *dir,
 			  struct kt_err *err);
 
 /*
