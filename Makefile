@@ -2,31 +2,56 @@
 #
 # ktrepl top-level build. `make help` lists the targets.
 
-# The one pinned test kernel ABI: guest kernels, headers and debug vmlinux.
-KABI ?= 6.1.0-50
+# The kernel the tests run on, by profile (scripts/kernels/NAME.conf):
+# 6.1 is the pinned ABI of Debian 12's own series, 6.12 its newer series
+# (cloud-amd64, and arm64-16k). make check runs everything on KERNEL and a
+# smoke suite on OTHER_KERNEL.
+KERNEL ?= 6.1
+OTHER_KERNEL ?= $(if $(filter 6.12,$(KERNEL)),6.1,6.12)
+KERNEL_PROFILES := $(patsubst scripts/kernels/%.conf,%,$(wildcard scripts/kernels/*.conf))
 # Big downloads live here, outside the tree, and survive `make clean`.
 KTREPL_CACHE ?= /var/cache/ktrepl
 
-KDIR ?= /usr/src/linux-headers-$(KABI)-cloud-amd64
-KDIR_ARM64 ?= $(KTREPL_CACHE)/arm64/usr/src/linux-headers-$(KABI)-cloud-arm64
+ifeq ($(wildcard scripts/kernels/$(KERNEL).conf),)
+$(error no kernel profile KERNEL=$(KERNEL); have: $(KERNEL_PROFILES))
+endif
+kernel_conf = $(shell sed -n 's/^$(2)=//p' scripts/kernels/$(1).conf)
+kernel_headers = $(KTREPL_CACHE)/kernels/$(1)/usr/src/linux-headers-$(1)
+KREL_X86 := $(call kernel_conf,$(KERNEL),KERNEL_X86)
+KREL_ARM64 := $(call kernel_conf,$(KERNEL),KERNEL_ARM64)
+
+# headers to build against; the module lands in build/kernel-<release>.
+# Given KDIR (say /lib/modules/$$(uname -r)/build), the release is the
+# name of the Debian headers tree it resolves to.
+ifneq ($(filter command line environment,$(origin KDIR)),)
+KREL_X86 := $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
+endif
+ifneq ($(filter command line environment,$(origin KDIR_ARM64)),)
+KREL_ARM64 := $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR_ARM64))))
+endif
+KDIR ?= $(call kernel_headers,$(KREL_X86))
+KDIR_ARM64 ?= $(call kernel_headers,$(KREL_ARM64))
 CROSS_COMPILE_ARM64 ?= aarch64-linux-gnu-
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD := $(CURDIR)/build
 
-export KABI KTREPL_CACHE
+export KTREPL_CACHE
+export KTREPL_KERNEL := $(KERNEL)
+export KTREPL_OTHER_KERNEL := $(OTHER_KERNEL)
 
-.PHONY: all kernel kernel-arm64 tools tools-arm64 crash-ext check unit-check vm-check fuzz sanitize-check \
+.PHONY: all kernel kernel-arm64 kernel-other kernel-every tools tools-arm64 crash-ext check unit-check vm-check fuzz sanitize-check \
 	demo install clean deps help
 
 all: kernel tools
 
 help:
-	@echo "make deps        install every Debian package build and tests need"
+	@echo "make deps        install every Debian package build and tests need, for KERNEL"
 	@echo "make all         module (x86_64) and tools"
-	@echo "make kernel      ktrepl.ko for KDIR=$(KDIR)"
-	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64"
+	@echo "make kernel      ktrepl.ko for KERNEL=$(KERNEL) ($(KREL_X86)), or KDIR=<headers>"
+	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64 ($(KREL_ARM64))"
+	@echo "make kernel-every  ktrepl.ko for both arches of every profile: $(KERNEL_PROFILES)"
 	@echo "make tools       ktrepl-dump, ktrepl-top and the shared library"
 	@echo "make check       every test (unit + real NUMA guests), TAP"
 	@echo "make fuzz        the parsers under libFuzzer (FUZZ_SECONDS=$(FUZZ_SECONDS) each)"
@@ -35,23 +60,37 @@ help:
 	@echo "make clean       remove build output (keeps $(KTREPL_CACHE))"
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh $(KERNEL)
+
+# make check: the suite's kernel, the smoke suite's, and every other
+# profile the module must build for
+check-deps:
+	@scripts/deps.sh $(KERNEL) $(filter-out $(KERNEL),$(KERNEL_PROFILES))
 
 # Out-of-tree kbuild writes next to the sources, so each arch builds in
 # its own copy of kernel/ to keep x86_64 and arm64 objects apart.
 define build_module
 	@test -f $(2)/Makefile || { echo "error: no kernel headers at $(2);" \
-		"set $(3)=<headers tree> or run 'make deps'" >&2; exit 2; }
+		"set $(3)=<headers tree> or run 'make deps KERNEL=$(KERNEL)'" >&2; exit 2; }
 	@mkdir -p $(BUILD)/kernel-$(1)
 	@cp -r kernel/. $(BUILD)/kernel-$(1)/
 	$(MAKE) -C $(2) M=$(BUILD)/kernel-$(1) $(4) modules
 endef
+ARM64_KBUILD := ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE_ARM64)
 
 kernel:
-	$(call build_module,x86_64,$(KDIR),KDIR,)
+	$(call build_module,$(KREL_X86),$(KDIR),KDIR,)
 
 kernel-arm64:
-	$(call build_module,arm64,$(KDIR_ARM64),KDIR_ARM64,ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE_ARM64))
+	$(call build_module,$(KREL_ARM64),$(KDIR_ARM64),KDIR_ARM64,$(ARM64_KBUILD))
+
+# the smoke suite's kernel, both arches
+kernel-other:
+	$(MAKE) kernel kernel-arm64 KERNEL=$(OTHER_KERNEL)
+
+kernel-every:
+	@set -e; for k in $(KERNEL_PROFILES); do \
+		$(MAKE) kernel kernel-arm64 KERNEL=$$k; done
 
 # Tools build out of tree, bpftool-style: OUTPUT is where they land.
 TOOLS_OUT := $(BUILD)/tools/
@@ -74,7 +113,7 @@ crash-ext: tools
 unit-check: tools
 	$(MAKE) -C tests/unit check OUTPUT=$(TOOLS_OUT)
 
-vm-check: kernel kernel-arm64 tools tools-arm64 crash-ext
+vm-check: kernel kernel-arm64 kernel-other tools tools-arm64 crash-ext
 	tests/vm/run-all.sh
 
 # every parser of untrusted input under libFuzzer, ASan and UBSan; check
@@ -104,7 +143,8 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp
 # and the tools the guests run stay unsanitized
 MAKEOVERRIDES := $(filter-out SANITIZE=%,$(MAKEOVERRIDES))
 
-check: deps
+check: check-deps
+	$(MAKE) kernel-every
 	$(MAKE) unit-check
 	$(MAKE) fuzz
 	$(MAKE) sanitize-check
@@ -119,8 +159,8 @@ install: all crash-ext
 	install -D -m 0755 $(TOOLS_OUT)ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
 	install -D -m 0755 $(TOOLS_OUT)ktrepl-top/ktrepl-top $(DESTDIR)$(PREFIX)/sbin/ktrepl-top
 	install -D -m 0644 $(BUILD)/crash-ext/ktrepl.so $(DESTDIR)/usr/lib/crash/extensions/ktrepl.so
-	install -D -m 0644 $(BUILD)/kernel-x86_64/ktrepl.ko \
-		$(DESTDIR)/lib/modules/$(KABI)-cloud-amd64/extra/ktrepl.ko
+	install -D -m 0644 $(BUILD)/kernel-$(KREL_X86)/ktrepl.ko \
+		$(DESTDIR)/lib/modules/$(KREL_X86)/extra/ktrepl.ko
 	@for m in docs/man/*.8; do [ -f "$$m" ] || continue; \
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/$$(basename $$m); done
 

@@ -1,25 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install, idempotently, everything ktrepl needs to build and test.
-# Host packages come from apt; the guest kernels, the arm64 headers and
-# busybox for arm64 are unpacked into $KTREPL_CACHE (not installed), so
-# the host's /boot is never touched and `make clean` never throws away
-# the 280 MB debug vmlinux.
+# Install, idempotently, everything ktrepl needs to build and test, for
+# the kernel profiles named (scripts/kernels/*.conf). Host packages come
+# from apt; the guest kernels, their headers and busybox for arm64 are
+# unpacked into $KTREPL_CACHE (not installed), so the host's /boot is
+# never touched and `make clean` never throws away the debug vmlinux.
 set -euo pipefail
 
-KABI=${KABI:?set KABI, e.g. 6.1.0-50}
 CACHE=${KTREPL_CACHE:?set KTREPL_CACHE}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+die() { echo "deps: $*" >&2; exit 2; }
+
+# the kernel profiles to fetch (scripts/kernels/NAME.conf): the arguments,
+# else $KERNEL, else the pinned 6.1
+profiles=("$@")
+[ ${#profiles[@]} -gt 0 ] || profiles=("${KERNEL:-6.1}")
+
+kernel_pkgs=()
+for p in "${profiles[@]}"; do
+	conf="$HERE/kernels/$p.conf"
+	[ -f "$conf" ] || die "no kernel profile '$p' (have: $(cd "$HERE/kernels" && ls *.conf | sed 's/\.conf$//' | tr '\n' ' '))"
+	# shellcheck source=/dev/null
+	read -r common kbuild < <(. "$conf"; echo "$KERNEL_COMMON $KERNEL_KBUILD")
+	[ -n "$kbuild" ] || die "$conf names no KERNEL_COMMON and KERNEL_KBUILD"
+	kernel_pkgs+=("$common" "$kbuild")
+done
 
 HOST_PKGS=(build-essential bc kmod cpio libkdumpfile-dev libelf-dev libdw-dev
 	libncurses-dev pkg-config crash makedumpfile qemu-system-x86
 	qemu-system-arm gcc-aarch64-linux-gnu busybox-static
-	python3 socat tmux "linux-headers-$KABI-cloud-amd64" linux-kbuild-6.1
+	python3 socat tmux "${kernel_pkgs[@]}"
 	clang libclang-rt-14-dev
 	python3-drgn libelf-dev:arm64 libdw-dev:arm64 libkdumpfile-dev:arm64
 	libncurses-dev:arm64)
-
-die() { echo "deps: $*" >&2; exit 2; }
 
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -65,24 +80,35 @@ fetch() {
 	touch "$stamp"
 }
 
-# x86_64 guest kernel + modules, and the debug vmlinux only (not the 1.7 GB tree)
-fetch "linux-image-$KABI-cloud-amd64" "$CACHE/amd64" amd64
-fetch "linux-image-$KABI-cloud-amd64-dbg" "$CACHE/amd64-dbg" amd64 \
-	"./usr/lib/debug/boot/vmlinux-$KABI-cloud-amd64"
+# Each kernel lives in $CACHE/kernels/<release>: image and modules, the
+# flavour's headers (their common part and kbuild are host packages), and
+# for x86_64 the debug vmlinux only (not the 1.7 GB tree). arm64 dumps are
+# read without one: Debian's crash on amd64 cannot open them anyway.
+fetch_kernel() {
+	local rel=$1 arch=$2 dir="$CACHE/kernels/$1" hdr l target
+	fetch "linux-image-$rel:$arch" "$dir" "$arch"
+	fetch "linux-headers-$rel:$arch" "$dir" "$arch"
+	if [ "$arch" = amd64 ]; then
+		fetch "linux-image-$rel-dbg" "$dir" amd64 \
+			"./usr/lib/debug/boot/vmlinux-$rel"
+	fi
+	# the headers' scripts/ and tools/ point into their own kbuild
+	# package: the host's runs the same scripts natively
+	hdr="$dir/usr/src/linux-headers-$rel"
+	for l in scripts tools; do
+		target=$(readlink "$hdr/$l" 2>/dev/null) || continue
+		target="/usr/lib/${target#../../lib/}"
+		[ "$(readlink "$hdr/$l")" = "$target" ] || ln -sfn "$target" "$hdr/$l"
+	done
+}
 
-# arm64 guest kernel, headers for cross-building the module, busybox
-fetch "linux-image-$KABI-cloud-arm64:arm64" "$CACHE/arm64" arm64
-fetch "linux-headers-$KABI-cloud-arm64:arm64" "$CACHE/arm64" arm64
+for p in "${profiles[@]}"; do
+	read -r x86 arm64 < <(. "$HERE/kernels/$p.conf"; echo "$KERNEL_X86 $KERNEL_ARM64")
+	fetch_kernel "$x86" amd64
+	fetch_kernel "$arm64" arm64
+done
 fetch "busybox-static:arm64" "$CACHE/arm64-busybox" arm64
 
-# The arm64 headers' scripts/ and tools/ point at the arm64 kbuild
-# package; the host's x86 kbuild runs the same scripts natively.
-hdr="$CACHE/arm64/usr/src/linux-headers-$KABI-cloud-arm64"
-for l in scripts tools; do
-	if [ -L "$hdr/$l" ] && [ "$(readlink "$hdr/$l")" != "/usr/lib/linux-kbuild-6.1/$l" ]; then
-		ln -sfn "/usr/lib/linux-kbuild-6.1/$l" "$hdr/$l"
-	fi
-done
 # checkpatch.pl for the module's style check: only three files of the
 # kernel source package, unpacked once
 if [ ! -e "$CACHE/checkpatch/scripts/checkpatch.pl" ]; then
@@ -101,4 +127,4 @@ if [ ! -e "$CACHE/checkpatch/scripts/checkpatch.pl" ]; then
 		die "cannot unpack checkpatch.pl from linux-source-6.1"
 fi
 
-echo "deps: all present (cache $CACHE)"
+echo "deps: all present for ${profiles[*]} (cache $CACHE)"

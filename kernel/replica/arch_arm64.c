@@ -9,12 +9,14 @@
 
 #include <linux/mm.h>
 #include <asm/cacheflush.h>
+#include <asm/fixmap.h>
 #include <asm/insn.h>
 #include <asm/pgtable.h>
 #include <asm/sysreg.h>
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "ktrepl_compat.h"
 
 static bool arm64_present(u64 e)
 {
@@ -33,7 +35,7 @@ static bool arm64_leaf(u64 e, int level, int levels)
  */
 static u64 arm64_node_leaf(u64 master, phys_addr_t pa)
 {
-	return (master & ~PTE_ADDR_MASK & ~PTE_CONT) | PTE_NG | pa;
+	return (master & ~KTR_COMPAT_PTE_ADDR_MASK & ~PTE_CONT) | PTE_NG | pa;
 }
 
 static u64 arm64_make_writable(u64 e)
@@ -162,6 +164,21 @@ static void arm64_skip_kernel_write(struct pt_regs *regs)
 	instruction_pointer_set(regs, (unsigned long)arm64_insn_written);
 }
 
+/* __set_fixmap(idx, phys, prot): prot 0 clears the slot */
+static bool arm64_poke_slot(struct pt_regs *regs, phys_addr_t *pa, bool *map)
+{
+	if (regs->regs[0] != FIX_TEXT_POKE0)
+		return false;
+	*pa = regs->regs[1] & PAGE_MASK;
+	*map = regs->regs[2] != 0;
+	return true;
+}
+
+static unsigned long arm64_image_va(phys_addr_t pa)
+{
+	return (unsigned long)pa + kimage_voffset;
+}
+
 /* TTBR1 never changes: nothing ever runs on a node's tables */
 static void arm64_release_cpu(void)
 {
@@ -252,21 +269,39 @@ static int arm64_protect_alias(unsigned long addr, int numpages, bool ro)
 	return 0;
 }
 
-static void arm64_geometry(struct ktr_geom *g)
+static int arm64_geometry(struct ktr_geom *g)
 {
-	int i, first = 4 - CONFIG_PGTABLE_LEVELS;
-	static const unsigned int shifts[] = { 39, 30, 21, 12 };
+	int i;
+
+	/*
+	 * A 52-bit kernel on a CPU without LPA2 runs 48 or 47 VA bits, and
+	 * with 16K pages folds its top level at boot: the tables are then
+	 * not the ones CONFIG_PGTABLE_LEVELS describes.
+	 */
+	if (vabits_actual <= PGDIR_SHIFT) {
+		pr_err("%llu-bit VAs fold a table level at boot: not supported\n",
+		       (u64)vabits_actual);
+		return -EOPNOTSUPP;
+	}
+	/* only the low output-address bits can be kept by masking */
+	if ((__pa(high_memory - 1) >> KTR_COMPAT_PA_LIMIT_SHIFT) != 0) {
+		pr_err("memory above 2^%d: not supported\n",
+		       KTR_COMPAT_PA_LIMIT_SHIFT);
+		return -EOPNOTSUPP;
+	}
 
 	g->levels = CONFIG_PGTABLE_LEVELS;
+	/* each level resolves PAGE_SHIFT - 3 bits above the page offset */
 	for (i = 0; i < g->levels; i++) {
-		g->shift[i] = shifts[i + first] + PAGE_SHIFT - 12;
+		g->shift[i] = PAGE_SHIFT + (g->levels - 1 - i) * (PAGE_SHIFT - 3);
 		g->bits[i] = PAGE_SHIFT - 3;
 	}
 	g->shift[0] = PGDIR_SHIFT;
-	g->bits[0] = VA_BITS - PGDIR_SHIFT;
+	g->bits[0] = vabits_actual - PGDIR_SHIFT;
 	g->root_order = 0;
-	g->addr_mask = PTE_ADDR_MASK;
+	g->addr_mask = KTR_COMPAT_PTE_ADDR_MASK;
 	g->kernel_first = 0;	/* TTBR1's table is all kernel */
+	return 0;
 }
 
 const struct ktr_arch ktr_arch = {
@@ -293,6 +328,9 @@ const struct ktr_arch ktr_arch = {
 	.patch_args = arm64_patch_args,
 	.write_master = arm64_write_master,
 	.skip_kernel_write = arm64_skip_kernel_write,
+	.poke_symbol = "__set_fixmap",
+	.poke_slot = arm64_poke_slot,
+	.image_va = arm64_image_va,
 	.rodata_limit = arm64_rodata_limit,
 	.root_lead_pages = 2,
 	.fill_root_lead = arm64_fill_root_lead,

@@ -11,6 +11,7 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "ktrepl_compat.h"
 
 static unsigned long text_poke_memset_addr;
 
@@ -97,7 +98,7 @@ static bool x86_global(u64 e, int level)
 
 static void x86_release_cpu(void)
 {
-	leave_mm(smp_processor_id());
+	ktr_compat_leave_mm();
 }
 
 /*
@@ -123,7 +124,7 @@ static int x86_protect_alias(unsigned long addr, int numpages, bool ro)
 	return ro ? set_ro(addr, numpages) : set_rw(addr, numpages);
 }
 
-static void x86_geometry(struct ktr_geom *g)
+static int x86_geometry(struct ktr_geom *g)
 {
 	static const unsigned int shifts[] = { 48, 39, 30, 21, 12 };
 	int skip = pgtable_l5_enabled() ? 0 : 1, i;
@@ -137,6 +138,7 @@ static void x86_geometry(struct ktr_geom *g)
 	g->root_order = 1;
 	g->addr_mask = PTE_PFN_MASK;
 	g->kernel_first = 1U << 8;
+	return 0;
 }
 
 static int x86_retval_insn(u8 *buf, size_t len, unsigned long value)

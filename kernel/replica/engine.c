@@ -139,9 +139,11 @@ static int find_master_node(void)
 /* Everything up to knowing which nodes get a replica. */
 static int discover(void)
 {
-	int ret;
+	int nid, ret;
 
-	ktr_arch.geometry(&ktr.geom);
+	ret = ktr_arch.geometry(&ktr.geom);
+	if (ret)
+		return ret;
 	ktr_provider.arch = ktr_arch.name;
 	ktr_provider.paging_levels = ktr.geom.levels;
 	ktr_provider.va_bits = ktr.geom.shift[0] + ktr.geom.bits[0];
@@ -161,9 +163,15 @@ static int discover(void)
 	ktr.nodes = kcalloc(nr_node_ids, sizeof(*ktr.nodes), GFP_KERNEL);
 	if (!ktr.nodes)
 		return -ENOMEM;
+	/* a failure from here on frees every node's (empty) table list */
+	for (nid = 0; nid < nr_node_ids; nid++)
+		INIT_LIST_HEAD(&ktr.nodes[nid].tables);
 	ret = ktr_collect_chunks();
-	if (ret)
+	if (ret) {
+		pr_err("cannot find the kernel's text in its page tables: %d\n",
+		       ret);
 		return ret;
+	}
 	ktr.master_nid = find_master_node();
 	if (ktr.master_nid == NUMA_NO_NODE) {
 		pr_err("the node holding the kernel's text is unknown\n");

@@ -97,7 +97,7 @@ enum ktr_patch_hook {
  */
 struct ktr_arch {
 	const char *name;
-	void (*geometry)(struct ktr_geom *geom);
+	int (*geometry)(struct ktr_geom *geom);
 	bool (*present)(u64 e);
 	bool (*leaf)(u64 e, int level, int levels);
 	u64 (*node_leaf)(u64 master, phys_addr_t pa); /* replica leaf */
@@ -134,6 +134,17 @@ struct ktr_arch {
 	void (*write_master)(unsigned long va, phys_addr_t pa, const void *src,
 			     size_t len);
 	void (*skip_kernel_write)(struct pt_regs *regs);
+	/*
+	 * Where patch_symbol cannot be hooked (arm64 6.12 builds its
+	 * patching code noinstr), a kprobe on poke_symbol sees the kernel
+	 * map each page it writes into its poke slot and unmap it after.
+	 * poke_slot decodes one such call: true for the poke slot, with the
+	 * page's physical address and whether it is mapped (else unmapped).
+	 */
+	const char *poke_symbol;
+	bool (*poke_slot)(struct pt_regs *regs, phys_addr_t *pa, bool *map);
+	/* the image's VA of a physical address inside it */
+	unsigned long (*image_va)(phys_addr_t pa);
 	/*
 	 * Pages the kernel expects right below a root it runs on (arm64
 	 * KPTI: the trampoline table two pages below), and how to fill them.
@@ -278,6 +289,8 @@ u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);
 struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 				    unsigned long va);
 struct ktr_chunk *ktr_find_chunk(unsigned long va);
+/* the module chunk whose master page is at pa; context as above */
+struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa);
 struct page *ktr_alloc(int nid, unsigned int order);
 void ktr_free(struct page *page, unsigned int order);
 u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c);

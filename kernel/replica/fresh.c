@@ -40,6 +40,7 @@
 #include <linux/vmalloc.h>
 
 #include "engine.h"
+#include "ktrepl_compat.h"
 
 /* a master table page the node sets copy */
 struct copied_table {
@@ -181,7 +182,7 @@ static int populate_cb(void *arg)
 			page = pool->pages[pool->used++];
 			/* a PMD table page is constructed as pmd_alloc_one() does */
 			if (t->level + 1 == ktr.geom.levels - 2)
-				pgtable_pmd_page_ctor(page);
+				ktr_compat_pmd_table_ctor(page);
 			val = ktr_arch.table_entry(page_to_phys(page));
 			ktr_write_phys(__pa(&t->table[e]), &val, sizeof(val));
 		}

@@ -62,6 +62,7 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "ktrepl_compat.h"
 #include "ktrepl_node.h"
 
 static bool modules = true;
@@ -111,15 +112,6 @@ static atomic64_t nr_mirrored;
  */
 static unsigned long mirror_lo = ULONG_MAX, mirror_last;
 
-/* the core text and rodata of mod; 6.1's layout */
-static void module_core_ranges(struct module *mod, unsigned long *start,
-			       unsigned long *text_end, unsigned long *end)
-{
-	*start = (unsigned long)mod->core_layout.base;
-	*text_end = *start + mod->core_layout.text_size;
-	*end = *start + mod->core_layout.ro_size;
-}
-
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 {
 	struct ktr_module *km;
@@ -140,6 +132,26 @@ struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
  * master's: the master's, except where n points at its own lower table
  * or its own replica of a mapped chunk.
  */
+struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
+{
+	struct ktr_module *km;
+	int i;
+
+	list_for_each_entry_rcu(km, &ktr_modules, list, true) {
+		if (!READ_ONCE(km->ready))
+			continue;
+		for (i = 0; i < km->nr_chunks; i++) {
+			struct page *copy = km->master_copies[i].page;
+			phys_addr_t master = READ_ONCE(km->mapped) && copy ?
+				page_to_phys(copy) : km->chunks[i].master_pa;
+
+			if (master == pa)
+				return &km->chunks[i];
+		}
+	}
+	return NULL;
+}
+
 static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
 			 unsigned long va, u64 master, u64 cur, u64 *want)
 {
@@ -340,8 +352,10 @@ NOKPROBE_SYMBOL(mirror_return);
 	  .handler = ret,                                              \
 	  .data_size = sizeof(struct mirror_args), .maxactive = 256 }
 
+#define PAGES_PROBE(sym) MIRROR_PROBE(sym, pages_entry, mirror_return)
+
 static struct kretprobe mirror_probes[] = {
-	MIRROR_PROBE("__vmalloc_node_range", alloc_entry, alloc_return),
+	MIRROR_PROBE(KTR_COMPAT_VMALLOC_RANGE_SYMBOL, alloc_entry, alloc_return),
 	MIRROR_PROBE("vmap", vmap_entry, alloc_return),
 	/* (addr, end, prot, pages, page_shift): maps by other files */
 	MIRROR_PROBE("__vmap_pages_range_noflush", range_entry, mirror_return),
@@ -357,6 +371,7 @@ static struct kretprobe mirror_probes[] = {
 	MIRROR_PROBE("set_memory_rw", pages_entry, mirror_return),
 	MIRROR_PROBE("set_memory_x", pages_entry, mirror_return),
 	MIRROR_PROBE("set_memory_nx", pages_entry, mirror_return),
+	KTR_COMPAT_OWN_ROX_PROBES(PAGES_PROBE)
 };
 static unsigned int nr_mirror_probes;
 
@@ -745,7 +760,7 @@ static int replicate_module(struct module *mod)
 		return -ENOMEM;
 	km->mod = mod;
 	strscpy(km->name, mod->name, sizeof(km->name));
-	module_core_ranges(mod, &km->start, &km->text_end, &km->end);
+	ktr_compat_module_core(mod, &km->start, &km->text_end, &km->end);
 	if (km->end <= km->start) {
 		kfree(km);
 		return 0;

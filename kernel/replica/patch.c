@@ -15,6 +15,15 @@
  * again. The writer's own kick_all_cpus_sync() or stop_machine() then
  * covers every copy. Context: the ftrace handler, any.
  *
+ * arm64 6.12 builds that code noinstr: neither ftrace nor kprobes reach
+ * it. Every write still maps its page at the kernel's poke slot and
+ * unmaps it after, under patch_lock, through __set_fixmap(), which a
+ * kprobe reaches. The map opens the patch window; the unmap (the write
+ * made, the writer's cache maintenance and synchronisation still to come)
+ * copies what changed on that page into every replica, and cleans the
+ * master through its linear alias, since the writer cleans the VA, which
+ * on a replica node's CPU is that node's copy.
+ *
  * The audit: where the hook is ftrace (which ftrace_kill() can silence
  * without notice), a periodic work item compares the master pages that
  * changed since it last looked with every replica. It counts what it had
@@ -67,7 +76,7 @@ static u64 patch_seq;	/* under log_lock */
  */
 static atomic64_t patch_window;
 
-static bool kprobe_registered, ftrace_registered;
+static bool kprobe_registered, ftrace_registered, poke_registered;
 /* the hook writes the master and the kernel's function skips its write */
 static bool write_taken_over;
 static struct kretprobe patch_kretprobe;
@@ -132,7 +141,7 @@ int ktr_patch_init(void)
 		 * Idle slots map nothing: mapping one then needs no TLB
 		 * invalidation, only unmapping it does.
 		 */
-		pte_clear(&init_mm, (unsigned long)s->va, s->pte);
+		set_pte(s->pte, __pte(0));
 	}
 	on_each_cpu(forget_slots, NULL, 1);
 	return 0;
@@ -169,7 +178,7 @@ static void slot_unmap(void)
 {
 	struct ktr_slot *s = &slots[smp_processor_id()];
 
-	pte_clear(&init_mm, (unsigned long)s->va, s->pte);
+	set_pte(s->pte, __pte(0));
 	ktr_arch.flush_local((unsigned long)s->va);
 }
 
@@ -440,6 +449,128 @@ again:
 		schedule_delayed_work(&audit_work, msecs_to_jiffies(period));
 }
 
+/* the page in the poke slot, between its map and unmap (patch_lock) */
+static struct {
+	struct ktr_chunk *chunk;
+	unsigned long va;
+	phys_addr_t pa;
+} poked;
+
+static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
+{
+	unsigned long image = ktr_arch.image_va(pa);
+	struct ktr_chunk *c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks,
+						image);
+
+	if (c && c->master_pa + (image - c->va) == pa) {
+		*va = image;
+		return c;
+	}
+	c = ktr_module_chunk_at_pa(pa);
+	if (c)
+		*va = c->va;
+	return c;
+}
+NOKPROBE_SYMBOL(chunk_at_master_pa);
+
+/* the poked page is written: every replica gets what changed on it */
+static void sync_poked_page(void)
+{
+	u8 *master = phys_to_virt(poked.pa);
+	size_t first = PAGE_SIZE, last = 0, b;
+	unsigned int written = 0, p;
+	unsigned long flags;
+	int nid;
+
+	p = (poked.va - poked.chunk->va) >> PAGE_SHIFT;
+	raw_spin_lock_irqsave(&hook_lock, flags);
+	for_each_replica(poked.chunk, nid) {
+		u8 *copy = page_address(poked.chunk->copy[nid] + p);
+
+		if (first == PAGE_SIZE)
+			for (b = 0; b < PAGE_SIZE; b++)
+				if (copy[b] != master[b]) {
+					first = min(first, b);
+					last = b;
+				}
+		if (first == PAGE_SIZE)
+			break;
+		ktr_replica_write(nid, poked.va + first, master + first, -1,
+				  last - first + 1);
+		written++;
+	}
+	if (written)
+		ktr_arch.sync_icache(master + first, poked.va + first,
+				     last - first + 1);
+	raw_spin_unlock_irqrestore(&hook_lock, flags);
+	if (!written)
+		return;
+	atomic64_inc(&nr_patches);
+	atomic64_add(last - first + 1, &nr_patch_bytes);
+	log_patch(poked.va + first, last - first + 1, written, true);
+	ktr_notify_changed(false);
+}
+NOKPROBE_SYMBOL(sync_poked_page);
+
+static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	phys_addr_t pa;
+	bool map;
+
+	if (!ktr_arch.poke_slot(regs, &pa, &map))
+		return 0;
+	if (!map) {
+		if (!poked.chunk)
+			return 0;
+		sync_poked_page();
+		poked.chunk = NULL;
+		atomic64_inc(&patch_window);
+		return 0;
+	}
+	if (!READ_ONCE(ktr.replicas_ready))
+		return 0;
+	poked.chunk = chunk_at_master_pa(pa, &poked.va);
+	if (!poked.chunk)
+		return 0;
+	poked.va &= PAGE_MASK;
+	poked.pa = pa;
+	if (!READ_ONCE(propagate)) {
+		atomic64_inc(&nr_missed);
+		log_patch(poked.va, PAGE_SIZE, 0, false);
+		ktr_notify_changed(false);
+		poked.chunk = NULL;
+		return 0;
+	}
+	atomic64_inc(&patch_window);
+	return 0;
+}
+NOKPROBE_SYMBOL(poke_pre);
+
+static struct kprobe poke_kprobe = { .pre_handler = poke_pre };
+
+static void start_audit(void)
+{
+	WRITE_ONCE(audit_on, true);
+	if (audit_period_ms)
+		schedule_delayed_work(&audit_work,
+				      msecs_to_jiffies(audit_period_ms));
+}
+
+static int start_poke_hook(void)
+{
+	int ret;
+
+	poke_kprobe.symbol_name = ktr_arch.poke_symbol;
+	ret = register_kprobe(&poke_kprobe);
+	if (ret)
+		return ret;
+	poke_registered = true;
+	start_audit();
+	pr_info("%s cannot be hooked: text writes are followed through %s\n",
+		ktr_arch.patch_symbol, ktr_arch.poke_symbol);
+	return 0;
+}
+
 static int start_ftrace_hook(void)
 {
 	unsigned long addr = ktr_ksym(ktr_arch.patch_symbol);
@@ -467,10 +598,7 @@ static int start_ftrace_hook(void)
 		return ret;
 	}
 	ftrace_registered = true;
-	WRITE_ONCE(audit_on, true);
-	if (audit_period_ms)
-		schedule_delayed_work(&audit_work,
-				      msecs_to_jiffies(audit_period_ms));
+	start_audit();
 	return 0;
 }
 
@@ -480,6 +608,9 @@ int ktr_patch_start(void)
 
 	if (ktr_arch.patch_hook == KTR_HOOK_FTRACE) {
 		ret = start_ftrace_hook();
+		/* not traceable, or no ftrace_regs with registers */
+		if ((ret == -EINVAL || ret == -ENOENT) && ktr_arch.poke_symbol)
+			ret = start_poke_hook();
 	} else {
 		patch_kretprobe.kp.symbol_name = ktr_arch.patch_symbol;
 		patch_kretprobe.entry_handler = patch_entry;
@@ -506,6 +637,11 @@ void ktr_patch_stop(void)
 		/* waits for running handlers (synchronize_rcu inside) */
 		unregister_kretprobe(&patch_kretprobe);
 		kprobe_registered = false;
+	}
+	if (poke_registered) {
+		unregister_kprobe(&poke_kprobe);
+		poke_registered = false;
+		poked.chunk = NULL;
 	}
 	WRITE_ONCE(audit_on, false);
 	cancel_delayed_work_sync(&audit_work);

@@ -177,7 +177,15 @@ static const char *percpu_refusal(void)
 {
 	unsigned long fn;
 
-	if (PAGE_SHIFT != 12 || VA_BITS != 48 || CONFIG_PGTABLE_LEVELS != 4)
+	/*
+	 * The geometries this switch was proven on: 4K pages with 48-bit
+	 * VAs (Debian's cloud-arm64), and 16K pages with 52-bit VAs under
+	 * LPA2 (arm64-16k), both four levels, below 48-bit PAs (checked
+	 * next), where a TTBR holds the plain address.
+	 */
+	if (CONFIG_PGTABLE_LEVELS != 4 ||
+	    !((PAGE_SHIFT == 12 && vabits_actual == 48) ||
+	      (PAGE_SHIFT == 14 && vabits_actual == 52)))
 		return "paging_geometry";
 	pc.swapper = __pa(ktr.master_root);
 	pc.swapper_cnp = read_sysreg(ttbr1_el1) & TTBR_CNP_BIT;

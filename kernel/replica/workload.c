@@ -15,6 +15,7 @@
 #include <linux/crc32.h>
 #include <linux/kthread.h>
 #include <linux/math.h>
+#include <linux/pid.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>

@@ -16,8 +16,8 @@
 #include "vmlinux_text.h"
 
 #define DEFAULT_VMLINUX                                                  \
-	"/var/cache/ktrepl/amd64-dbg/usr/lib/debug/boot/vmlinux-6.1.0-50-" \
-	"cloud-amd64"
+	"/var/cache/ktrepl/kernels/6.1.0-50-cloud-amd64/usr/lib/debug/boot/" \
+	"vmlinux-6.1.0-50-cloud-amd64"
 
 static void test_sites(const struct kt_vmlinux *v)
 {

@@ -10,6 +10,7 @@ on every exit path, so no stray QEMU outlives a test.
 
 import atexit
 import gzip
+import lzma
 import json
 import os
 import re
@@ -23,7 +24,11 @@ import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-KABI = os.environ.get("KABI", "6.1.0-50")
+# the kernel profile guests boot (scripts/kernels/NAME.conf), and the one
+# the smoke suite boots
+KERNEL = os.environ.get("KTREPL_KERNEL", "6.1")
+OTHER_KERNEL = os.environ.get("KTREPL_OTHER_KERNEL",
+                              "6.1" if KERNEL == "6.12" else "6.12")
 CACHE = os.environ.get("KTREPL_CACHE", "/var/cache/ktrepl")
 BUILD = os.path.join(ROOT, "build")
 
@@ -74,23 +79,48 @@ for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(_sig, lambda s, f: (_kill_all(), os._exit(128 + s)))
 
 
-def kernel_release(arch):
-    return f"{KABI}-cloud-{ARCHES[arch]['deb']}"
+def kernel_profile(name=None):
+    """NAME=value pairs of a kernel profile, the default one if None."""
+    name = name or KERNEL
+    path = os.path.join(ROOT, "scripts", "kernels", f"{name}.conf")
+    conf = {}
+    with open(path) as f:
+        for line in f:
+            k, sep, v = line.strip().partition("=")
+            if sep and not k.startswith("#"):
+                conf[k] = v
+    return conf
 
 
-def kernel_image(arch):
-    return os.path.join(CACHE, ARCHES[arch]["deb"], "boot",
-                        f"vmlinuz-{kernel_release(arch)}")
+def kernel_release(arch, kernel=None):
+    key = "KERNEL_X86" if arch == "x86_64" else "KERNEL_ARM64"
+    return kernel_profile(kernel)[key]
 
 
-def module_dir(arch):
-    return os.path.join(CACHE, ARCHES[arch]["deb"], "lib", "modules",
-                        kernel_release(arch))
+def _kernel_root(arch, kernel=None):
+    return os.path.join(CACHE, "kernels", kernel_release(arch, kernel))
 
 
-def debug_vmlinux():
-    return os.path.join(CACHE, "amd64-dbg", "usr", "lib", "debug", "boot",
-                        f"vmlinux-{kernel_release('x86_64')}")
+def kernel_image(arch, kernel=None):
+    return os.path.join(_kernel_root(arch, kernel), "boot",
+                        f"vmlinuz-{kernel_release(arch, kernel)}")
+
+
+def module_dir(arch, kernel=None):
+    return os.path.join(_kernel_root(arch, kernel), "lib", "modules",
+                        kernel_release(arch, kernel))
+
+
+def ktrepl_ko(arch, kernel=None):
+    return os.path.join(BUILD, f"kernel-{kernel_release(arch, kernel)}",
+                        "ktrepl.ko")
+
+
+def debug_vmlinux(kernel=None):
+    """x86_64 only: Debian's crash on amd64 reads only x86_64 dumps."""
+    return os.path.join(_kernel_root("x86_64", kernel), "usr", "lib",
+                        "debug", "boot",
+                        f"vmlinux-{kernel_release('x86_64', kernel)}")
 
 
 def parse_topology(spec):
@@ -154,7 +184,7 @@ def arm64_tools():
     return [p for p in paths if os.path.exists(p)]
 
 
-def build_initramfs(arch, script, out, tools=(), files=None):
+def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
     """Pack busybox, modules, tools (with their libraries) and script."""
     files = dict(files or {})
     with tempfile.TemporaryDirectory() as tmp:
@@ -168,11 +198,10 @@ def build_initramfs(arch, script, out, tools=(), files=None):
         shutil.copy(os.path.join(ROOT, "tests", "vm", "guest", "lib.sh"),
                     os.path.join(tmp, "lib.sh"))
         shutil.copy(script, os.path.join(tmp, "test.sh"))
-        moddir = module_dir(arch)
-        files["/lib/modules/qemu_fw_cfg.ko"] = os.path.join(
-            moddir, "kernel", "drivers", "firmware", "qemu_fw_cfg.ko")
-        files["/lib/modules/ktrepl.ko"] = os.path.join(
-            BUILD, f"kernel-{arch}", "ktrepl.ko")
+        moddir = module_dir(arch, kernel)
+        files["/lib/modules/qemu_fw_cfg.ko"] = kernel_module(
+            moddir, "kernel/drivers/firmware/qemu_fw_cfg.ko")
+        files.setdefault("/lib/modules/ktrepl.ko", ktrepl_ko(arch, kernel))
         for tool in tools:
             files["/bin/" + os.path.basename(tool)] = tool
             if arch == "x86_64":
@@ -183,7 +212,13 @@ def build_initramfs(arch, script, out, tools=(), files=None):
         for dest, src in files.items():
             path = os.path.join(tmp, dest.lstrip("/"))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            shutil.copy(src, path)
+            # 6.12 ships its modules xz-compressed; busybox insmod wants
+            # them plain
+            if src.endswith(".xz") and not dest.endswith(".xz"):
+                with lzma.open(src) as fin, open(path, "wb") as fout:
+                    shutil.copyfileobj(fin, fout)
+            else:
+                shutil.copy(src, path)
         for p in ("init", "test.sh", "lib.sh"):
             os.chmod(os.path.join(tmp, p), 0o755)
         listing = subprocess.run(["find", "."], cwd=tmp, capture_output=True,
@@ -201,7 +236,7 @@ class Guest:
 
     def __init__(self, arch, topology, initrd, cmdline="", cpu=None,
                  timeout=300, log=None, mem_per_node=512, extra_args=(),
-                 keep_panicked=False):
+                 keep_panicked=False, kernel=None):
         self.arch = arch
         self.topo = parse_topology(topology)
         self.tmp = tempfile.mkdtemp(prefix="ktvm-")
@@ -217,7 +252,7 @@ class Guest:
                 os.environ.get("KTREPL_ACCEL", a["accel"]),
                 "-smp", f"{ncpus},sockets={len(self.topo)},"
                 f"cores={self.topo[0]['cpus']},threads=1", "-m", f"{mem_per_node * nmem}M",
-                "-kernel", kernel_image(arch), "-initrd", initrd,
+                "-kernel", kernel_image(arch, kernel), "-initrd", initrd,
                 # keep_panicked: a panicked guest stays up (panic=0) and
                 # QEMU pauses it, so its memory can still be dumped
                 "-append", f"console={a['console']} "
@@ -413,14 +448,15 @@ class Tap:
 
 
 def run_guest(tap, arch, topology, script, tools=(), name=None, files=None,
-              **kw):
+              kernel=None, **kw):
     """Boot, run a guest script to the end, fold its TAP; return lines."""
     name = name or f"[{arch} {topology}]"
     initrd = os.path.join(BUILD, f"initrd-{arch}-{os.getpid()}.gz")
-    build_initramfs(arch, script, initrd, tools=tools, files=files)
+    build_initramfs(arch, script, initrd, tools=tools, files=files,
+                    kernel=kernel)
     lines = []
     try:
-        with Guest(arch, topology, initrd, **kw) as g:
+        with Guest(arch, topology, initrd, kernel=kernel, **kw) as g:
             try:
                 rc, lines = g.run_to_end()
             except (TimeoutError, RuntimeError) as e:
@@ -437,16 +473,17 @@ def run_guest(tap, arch, topology, script, tools=(), name=None, files=None,
 
 
 def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
-               tools=(), timeout=300, files=None):
+               tools=(), timeout=300, files=None, kernel=None):
     """Boot, run script until it prints KTREPL-READY-FOR-DUMP (or, with
     panic, until the kernel panics), and dump memory to every (path,
     format) in cores. Returns (console lines up to that point, error);
     error is None when every dump was written."""
     initrd = os.path.join(BUILD, f"dump-initrd-{os.getpid()}.gz")
-    build_initramfs(arch, script, initrd, tools=tools, files=files)
+    build_initramfs(arch, script, initrd, tools=tools, files=files,
+                    kernel=kernel)
     try:
         with Guest(arch, topo, initrd, timeout=timeout,
-                   keep_panicked=panic) as g:
+                   keep_panicked=panic, kernel=kernel) as g:
             try:
                 if panic:
                     end, _ = g.wait_panic()
@@ -462,17 +499,24 @@ def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
         os.unlink(initrd)
 
 
-def fs_modules(arch):
+def kernel_module(moddir, rel):
+    """A Debian module's file, compressed (6.12) or not (6.1)."""
+    path = os.path.join(moddir, rel)
+    return path if os.path.exists(path) or not os.path.exists(
+        path + ".xz") else path + ".xz"
+
+
+def fs_modules(arch, kernel=None):
     """The Debian modules the module-replication tests load, by their
     initramfs path: a ramdisk, vfat and its code pages."""
-    base = module_dir(arch)
+    base = module_dir(arch, kernel)
     rels = ["kernel/drivers/block/brd.ko", "kernel/fs/fat/fat.ko",
             "kernel/fs/fat/vfat.ko"] + [
         f"kernel/fs/nls/{m}.ko" for m in ("nls_cp437", "nls_iso8859-1",
                                           "nls_utf8", "nls_ascii")]
-    return {"/lib/modules/extra/" + os.path.basename(r):
-            os.path.join(base, r) for r in rels
-            if os.path.exists(os.path.join(base, r))}
+    paths = {"/lib/modules/extra/" + os.path.basename(r):
+             kernel_module(base, r) for r in rels}
+    return {d: p for d, p in paths.items() if os.path.exists(p)}
 
 
 def elf_segments(path):
@@ -507,6 +551,35 @@ def tool(name):
 
 # the crash extension as `make crash-ext` builds it
 CRASH_EXT = os.path.join(BUILD, "crash-ext", "ktrepl.so")
+
+
+def walk_disagreements(lines, node):
+    """The guest's pgtables/nodeN records (@@pgtN@@) against ktrepl-dump
+    walk --node N (@@walkN@@): (every pgtables mapping, those the walk
+    does not give with the same PA, size, flags and PA node)."""
+    try:
+        walk = json.loads("".join(records(lines, f"walk{node}")))
+    except ValueError:
+        walk = {}
+    mine = {int(m["va"], 16): m for m in walk.get("mappings", [])
+            if m["present"]}
+    pgt = [kv(r) for r in records(lines, f"pgt{node}")]
+    bad = []
+    for p in pgt:
+        m = mine.get(int(p["va"], 16))
+        flags = ",".join(p["flags"].split(",")[1:])
+        if not m or int(m["pa"], 16) != int(p["pa"], 16) or \
+                m["size"] != int(p["size"]) or m["flags"] != flags or \
+                m["pa_node"] != int(p["pa_node"]):
+            bad.append((p["va"], p["pa"], p["flags"], m))
+    return pgt, bad
+
+
+def crash_version():
+    r = subprocess.run(["crash", "--version"], capture_output=True,
+                       text=True)
+    m = re.search(r"crash (\S+)", r.stdout)
+    return m.group(1) if m else "?"
 
 
 def records(lines, tag):

@@ -56,17 +56,7 @@ ts, te, rs, re_ = (int(v, 16) for v in edges)
 # walk against the kernel's own answer (pgtables/nodeN), every mapping
 for node in sorted({int(s["node"]) for s in summ if "node" in s and
                     "role" in s}):
-    walk = json.loads("".join(ktvm.records(lines, f"walk{node}")))["mappings"]
-    mine = {int(m["va"], 16): m for m in walk if m["present"]}
-    pgt = [ktvm.kv(r) for r in ktvm.records(lines, f"pgt{node}")]
-    bad = []
-    for p in pgt:
-        m = mine.get(int(p["va"], 16))
-        flags = ",".join(p["flags"].split(",")[1:])
-        if not m or int(m["pa"], 16) != int(p["pa"], 16) or \
-                m["size"] != int(p["size"]) or m["flags"] != flags or \
-                m["pa_node"] != int(p["pa_node"]):
-            bad.append((p["va"], p["pa"], p["flags"], m))
+    pgt, bad = ktvm.walk_disagreements(lines, node)
     tap.ok(pgt and not bad, f"walk of node {node} agrees with the kernel's "
            f"pgtables/node{node} on all {len(pgt)} mappings", bad[:5])
 

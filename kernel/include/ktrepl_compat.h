@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every kernel internal ktrepl touches that differs between the series
+ * it supports (Debian's 6.1 and 6.12) goes through a helper here, so the
+ * engine itself carries no version test. Each switch names the release
+ * that changed the interface upstream.
+ */
+#ifndef KTREPL_COMPAT_H
+#define KTREPL_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/version.h>
+
+/* the one place the kernel's version is read (checkpatch.t allows it) */
+#define KTR_SINCE(major, minor) \
+	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
+
+/*
+ * The core text and rodata of a module, as the engine replicates them:
+ * one range, text first. Up to 6.3 the loader put both in one
+ * allocation. From 6.4 (struct module_memory) each is its own vmalloc
+ * area, and only the text is taken: a module's rodata is not replicated
+ * on those kernels (docs/abi.md).
+ */
+static inline void ktr_compat_module_core(const struct module *mod,
+					  unsigned long *start,
+					  unsigned long *text_end,
+					  unsigned long *end)
+{
+#if KTR_SINCE(6, 4)
+	*start = (unsigned long)mod->mem[MOD_TEXT].base;
+	*text_end = *start + mod->mem[MOD_TEXT].size;
+	*end = *text_end;
+#else
+	*start = (unsigned long)mod->core_layout.base;
+	*text_end = *start + mod->core_layout.text_size;
+	*end = *start + mod->core_layout.ro_size;
+#endif
+}
+
+/* construct a PMD table page the way pmd_alloc_one() does (6.6: ptdesc) */
+static inline void ktr_compat_pmd_table_ctor(struct page *page)
+{
+#if KTR_SINCE(6, 6)
+	pagetable_pmd_ctor(page_ptdesc(page));
+#else
+	pgtable_pmd_page_ctor(page);
+#endif
+}
+
+/*
+ * vmalloc's allocator, kretprobed by name: 6.10's allocation profiling
+ * renamed it, whether or not profiling is built in.
+ */
+#if KTR_SINCE(6, 10)
+#define KTR_COMPAT_VMALLOC_RANGE_SYMBOL "__vmalloc_node_range_noprof"
+#else
+#define KTR_COMPAT_VMALLOC_RANGE_SYMBOL "__vmalloc_node_range"
+#endif
+
+/*
+ * x86 6.2 gave set_memory_rox() its own implementation: the module
+ * loader, kprobes, ftrace and BPF make text executable through it, past
+ * set_memory_ro() and set_memory_x(). Elsewhere it calls those two.
+ * Expands to probe(symbol), for each such symbol.
+ */
+#if defined(CONFIG_X86_64) && KTR_SINCE(6, 2)
+#define KTR_COMPAT_OWN_ROX_PROBES(probe) probe("set_memory_rox"),
+#else
+#define KTR_COMPAT_OWN_ROX_PROBES(probe)
+#endif
+
+#ifdef CONFIG_X86_64
+#include <asm/mmu.h>
+#include <linux/smp.h>
+
+/* 6.8 dropped leave_mm()'s CPU argument: it is always this CPU */
+static inline void ktr_compat_leave_mm(void)
+{
+#if KTR_SINCE(6, 8)
+	leave_mm();
+#else
+	leave_mm(smp_processor_id());
+#endif
+}
+#endif
+
+#ifdef CONFIG_ARM64
+#include <asm/pgtable-hwdef.h>
+
+/*
+ * The output address bits of a descriptor. 6.9 (LPA2: 52-bit PAs with
+ * 4K and 16K pages) split them into PTE_ADDR_LOW and PTE_ADDR_HIGH, where
+ * the high part reuses the shareability bits [9:8]. The engine keeps an
+ * entry's other bits by masking, which only the low part allows, so the
+ * mask is PTE_ADDR_LOW: ktrepl refuses memory above it at load.
+ */
+#ifdef PTE_ADDR_MASK
+#define KTR_COMPAT_PTE_ADDR_MASK PTE_ADDR_MASK
+#define KTR_COMPAT_PA_LIMIT_SHIFT PHYS_MASK_SHIFT
+#else
+#define KTR_COMPAT_PTE_ADDR_MASK PTE_ADDR_LOW
+#define KTR_COMPAT_PA_LIMIT_SHIFT 50
+#endif
+#endif
+
+#endif
