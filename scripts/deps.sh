@@ -32,7 +32,8 @@ HOST_PKGS=(build-essential bc kmod cpio libkdumpfile-dev libelf-dev libdw-dev
 	libncurses-dev pkg-config crash makedumpfile qemu-system-x86
 	qemu-system-arm gcc-aarch64-linux-gnu busybox-static
 	python3 socat tmux "${kernel_pkgs[@]}"
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev prometheus bash-completion
+	debhelper dh-dkms dkms lintian dpkg-dev
 	python3-drgn libelf-dev:arm64 libdw-dev:arm64 libkdumpfile-dev:arm64
 	libncurses-dev:arm64)
 

@@ -17,6 +17,9 @@ LIBKTREPL_LIBS := -lkdumpfile -lelf -ldw
 # the vmcore descriptor layout is shared with the kernel module
 KTREPL_SRC ?= $(abspath $(TOOLS_DIR)..)
 CFLAGS += -I$(KTREPL_SRC)/kernel/include
+# -V/--version; packages pass their own
+KTREPL_VERSION ?= $(shell cat $(KTREPL_SRC)/VERSION)
+CFLAGS += -DKTREPL_VERSION='"$(KTREPL_VERSION)"'
 # header dependencies come from the compiler, as bpftool's do
 DEPFLAGS = -MMD -MP
 # SANITIZE=1: ASan and UBSan, every report fatal (make sanitize-check)

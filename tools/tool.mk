@@ -11,10 +11,10 @@ CFLAGS += -I$(LIBKTREPL_DIR)
 all: $(OUT)$(TOOL)
 
 $(OUT)$(TOOL): $(OBJS) $(LIBKTREPL)
-	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LIBKTREPL) $(LIBKTREPL_LIBS) $(TOOL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LIBKTREPL) $(LIBKTREPL_LIBS) $(TOOL_LIBS)
 
 $(OUT)%.o: %.c | $(OUT)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(OUT):
 	@mkdir -p $@

@@ -214,6 +214,26 @@ tap.ok(rc == 1 and any(n == prep and sym in ("int_sqrt+0x0", "int_sqrt+0x1")
        f"verify on the panic dump names int_sqrt on node {prep} "
        "(not a patch site)", f"{rc} {names} {err}")
 
+# the fleet's view of the same dump: verify --prometheus, options after
+# the command, checked by promtool
+prom = os.path.join(tmp, "ktrepl.prom")
+rc, out, err = run("--vmcore", elf_core, "verify", f"--prometheus={prom}",
+                   "--vmlinux", VMLINUX)
+text = open(prom).read() if os.path.exists(prom) else ""
+samples = dict(line.rsplit(" ", 1) for line in text.splitlines()
+               if line and not line.startswith("#"))
+tap.ok(rc == 1 and samples.get("ktrepl_verify_up") == "1" and
+       samples.get("ktrepl_healthy") == "0" and
+       samples.get('ktrepl_violations{check="bytes"}') == "5" and
+       int(samples.get(f'ktrepl_replica_bytes{{node="{rep}",'
+                       'role="replica"}', "0")) > 0,
+       "vmcore verify --prometheus=FILE: exit 1, unhealthy, 5 byte "
+       "violations, node's replica bytes", text + err)
+r = subprocess.run(["promtool", "check", "metrics"], input=text,
+                   capture_output=True, text=True)
+tap.ok(r.returncode == 0 and text, "promtool check metrics accepts it",
+       r.stdout + r.stderr)
+
 # crash> ktrepl on the same dumps, through the same library
 EXT = ktvm.CRASH_EXT
 

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* summary, diff, walk and verify: thin layers over the library. */
-#include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "main.h"
+#include "prometheus.h"
 
 int do_summary(int argc, char **argv)
 {
@@ -21,36 +27,30 @@ int do_summary(int argc, char **argv)
 	return EXIT_CLEAN;
 }
 
-/* NODE and REGION filters shared by diff and walk */
-static int parse_filters(int argc, char **argv, const char *cmd,
-			 struct dump_target *dt, int *node, int *region,
-			 uint64_t *va, bool *have_va)
+/* --node, --region and --va, as diff and walk take them */
+static int parse_filters(const char *cmd, struct dump_target *dt, int *node,
+			 int *region, uint64_t *va, bool *have_va)
 {
-	int i;
+	const struct cmd_args *a = &dump.args;
+	uint64_t v;
 
 	*node = -1;
 	*region = -1;
-	for (i = 0; i < argc; i++) {
-		uint64_t v;
-
-		if (i + 1 >= argc)
-			return dump_usage_error("%s: %s needs a value", cmd, argv[i]);
-		if (!strcmp(argv[i], "--node") || !strcmp(argv[i], "-n")) {
-			if (parse_u64(argv[++i], &v) || !kt_state_node(&dt->st, (int)v))
-				return dump_usage_error("%s: no node '%s'", cmd, argv[i]);
-			*node = (int)v;
-		} else if (!strcmp(argv[i], "--region") || !strcmp(argv[i], "-r")) {
-			*region = kt_state_region(&dt->st, argv[++i]);
-			if (*region < 0)
-				return dump_usage_error("%s: no region '%s' (text, rodata)",
-							cmd, argv[i]);
-		} else if (va && !strcmp(argv[i], "--va")) {
-			if (parse_u64(argv[++i], va))
-				return dump_usage_error("%s: bad address '%s'", cmd, argv[i]);
-			*have_va = true;
-		} else {
-			return dump_usage_error("%s: unknown argument '%s'", cmd, argv[i]);
-		}
+	if (a->given & CMD_OPT_NODE) {
+		if (parse_u64(a->node, &v) || !kt_state_node(&dt->st, (int)v))
+			return dump_usage_error("%s: no node '%s'", cmd, a->node);
+		*node = (int)v;
+	}
+	if (a->given & CMD_OPT_REGION) {
+		*region = kt_state_region(&dt->st, a->region);
+		if (*region < 0)
+			return dump_usage_error("%s: no region '%s' (text, rodata)",
+						cmd, a->region);
+	}
+	if (a->given & CMD_OPT_VA) {
+		if (parse_u64(a->va, va))
+			return dump_usage_error("%s: bad address '%s'", cmd, a->va);
+		*have_va = true;
 	}
 	return 0;
 }
@@ -112,22 +112,14 @@ int do_diff(int argc, char **argv)
 	struct kt_err err;
 	int ret;
 
-	bool against = false, all = false;
-	int i, n = 0;
+	bool against = dump.args.given & CMD_OPT_AGAINST_VMLINUX;
+	bool all = dump.args.given & CMD_OPT_ALL;
 
-	/* the file comparison's own flags; the rest are the filters */
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--against-vmlinux"))
-			against = true;
-		else if (!strcmp(argv[i], "--all"))
-			all = true;
-		else
-			argv[n++] = argv[i];
-	}
-	argc = n;
+	if (argc)
+		return dump_usage_error("diff: unexpected argument '%s'", argv[0]);
 	if (all && !against)
 		return dump_usage_error("diff: --all goes with --against-vmlinux");
-	if (against && argc)
+	if (against && (dump.args.given & (CMD_OPT_NODE | CMD_OPT_REGION)))
 		return dump_usage_error("diff --against-vmlinux compares the master's text; it takes no --node or --region");
 	ret = dump_target_open(&dt);
 	if (ret)
@@ -136,8 +128,7 @@ int do_diff(int argc, char **argv)
 		ret = diff_against_vmlinux(&dt, all);
 		goto out;
 	}
-	ret = parse_filters(argc, argv, "diff", &dt, &opts.node, &opts.region,
-			    NULL, NULL);
+	ret = parse_filters("diff", &dt, &opts.node, &opts.region, NULL, NULL);
 	if (ret)
 		goto out;
 	dp.st = &dt.st;
@@ -191,11 +182,12 @@ int do_walk(int argc, char **argv)
 	struct kt_err err;
 	uint64_t va = 0;
 
+	if (argc)
+		return dump_usage_error("walk: unexpected argument '%s'", argv[0]);
 	ret = dump_target_open(&dt);
 	if (ret)
 		return ret;
-	ret = parse_filters(argc, argv, "walk", &dt, &node, &region, &va,
-			    &have_va);
+	ret = parse_filters("walk", &dt, &node, &region, &va, &have_va);
 	if (ret)
 		goto out;
 	kt_err_clear(&err);
@@ -241,37 +233,115 @@ static int print_violation(const struct kt_violation *v, void *arg)
 	return 0;
 }
 
+static double now_seconds(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * --prometheus[=FILE]: the metrics on stdout, or into FILE through a
+ * temporary file renamed over it, so the textfile collector never reads
+ * half a file.
+ */
+static int write_prometheus(const struct kt_prometheus_run *run)
+{
+	const char *path = dump.args.prometheus_file;
+	FILE *fp = stdout;
+	char *tmp;
+	int fd;
+
+	if (!path) {
+		kt_prometheus_write(fp, run);
+		return fflush(fp) ? EXIT_TROUBLE : 0;
+	}
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return dump_usage_error("out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		kt_out_error(&dump.out, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return EXIT_TROUBLE;
+	}
+	if (fchmod(fd, 0644) || !(fp = fdopen(fd, "w"))) {
+		kt_out_error(&dump.out, "%s: %s", tmp, strerror(errno));
+		close(fd);
+		goto unlink;
+	}
+	kt_prometheus_write(fp, run);
+	if (fclose(fp)) {
+		kt_out_error(&dump.out, "%s: %s", tmp, strerror(errno));
+		goto unlink;
+	}
+	if (rename(tmp, path)) {
+		kt_out_error(&dump.out, "%s: %s", path, strerror(errno));
+		goto unlink;
+	}
+	free(tmp);
+	return 0;
+unlink:
+	unlink(tmp);
+	free(tmp);
+	return EXIT_TROUBLE;
+}
+
+static int ignore_violation(const struct kt_violation *v, void *arg)
+{
+	return 0;
+}
+
 int do_verify(int argc, char **argv)
 {
+	bool prometheus = dump.args.given & CMD_OPT_PROMETHEUS;
+	struct kt_prometheus_run run = {
+		.timestamp = now_seconds(CLOCK_REALTIME),
+	};
+	double start = now_seconds(CLOCK_MONOTONIC);
 	struct verify_print vp = { 0 };
 	struct kt_verify_stats stats;
 	struct dump_target dt;
 	struct kt_err err;
-	int i, ret;
+	int ret;
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--tap"))
-			vp.tap = true;
-		else
-			return dump_usage_error("verify: unknown argument '%s'",
-						argv[i]);
-	}
+	if (argc)
+		return dump_usage_error("verify: unexpected argument '%s'", argv[0]);
+	vp.tap = dump.args.given & CMD_OPT_TAP;
+	if (vp.tap && prometheus)
+		return dump_usage_error("verify: --tap or --prometheus, not both");
 	ret = dump_target_open(&dt);
-	if (ret)
+	if (ret) {
+		if (prometheus) {
+			run.duration = now_seconds(CLOCK_MONOTONIC) - start;
+			write_prometheus(&run);
+		}
 		return ret;
+	}
 	vp.st = &dt.st;
 	kt_err_clear(&err);
-	kt_report_verify_begin(&dump.out, vp.tap);
-	ret = kt_verify_run(&dt.t, print_violation, &vp, &stats, &err);
+	if (!prometheus)
+		kt_report_verify_begin(&dump.out, vp.tap);
+	ret = kt_verify_run(&dt.t, prometheus ? ignore_violation :
+			    print_violation, &vp, &stats, &err);
 	if (ret) {
 		kt_report_abort(&dump.out, err.msg);
 		ret = EXIT_TROUBLE;
 	} else {
-		kt_report_verify_end(&dump.out, &stats, vp.tap);
+		if (!prometheus)
+			kt_report_verify_end(&dump.out, &stats, vp.tap);
 		ret = stats.total > stats.count[KT_V_UNSETTLED] ?
 			      EXIT_DIVERGED :
 		      stats.total ? EXIT_TROUBLE :
 				    EXIT_CLEAN;
+	}
+	if (prometheus) {
+		run.checked = ret != EXIT_TROUBLE || stats.total;
+		run.st = &dt.st;
+		run.stats = &stats;
+		run.duration = now_seconds(CLOCK_MONOTONIC) - start;
+		if (write_prometheus(&run))
+			ret = EXIT_TROUBLE;
 	}
 	dump_target_close(&dt);
 	return ret;

@@ -15,15 +15,28 @@ struct dump_ctx dump = {
 static int do_help(int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "summary", do_summary, "summary                         nodes, regions, roots, counters" },
-	{ "diff", do_diff, "diff [--node N] [--region R]    replica bytes that differ from the master\n"
-			   "  diff --against-vmlinux [--all]    the master's text against --vmlinux" },
-	{ "walk", do_walk, "walk [--node N] [--region R] [--va ADDR]\n"
-			   "                                  each node's mappings of the replicated ranges" },
-	{ "verify", do_verify, "verify [--tap]                  the health check (also --verify)" },
-	{ "read", do_read, "read PHYSADDR LEN               hex dump of physical memory" },
-	{ "help", do_help, "help                            this text" },
-	{ NULL, NULL, NULL },
+	{ "summary", do_summary, 0,
+	  "summary                         nodes, regions, roots, counters" },
+	{ "diff", do_diff,
+	  CMD_OPT_NODE | CMD_OPT_REGION | CMD_OPT_AGAINST_VMLINUX | CMD_OPT_ALL,
+	  "diff [--node N] [--region R]    replica bytes that differ from the master\n"
+	  "  diff --against-vmlinux [--all]    the master's text against --vmlinux" },
+	{ "walk", do_walk, CMD_OPT_NODE | CMD_OPT_REGION | CMD_OPT_VA,
+	  "walk [--node N] [--region R] [--va ADDR]\n"
+	  "                                  each node's mappings of the replicated ranges" },
+	{ "verify", do_verify, CMD_OPT_TAP | CMD_OPT_PROMETHEUS,
+	  "verify [--tap | --prometheus[=FILE]]\n"
+	  "                                  the health check (also --verify)" },
+	{ "read", do_read, CMD_OPT_OUTPUT,
+	  "read [-o FILE] PHYSADDR LEN     hex dump of physical memory" },
+	{ "help", do_help, 0, "help                            this text" },
+	{ NULL, NULL, 0, NULL },
+};
+
+/* the command options' names, by bit, for errors */
+static const char *const cmd_opt_names[CMD_OPT_NR] = {
+	"--node", "--region", "--va", "--tap", "--against-vmlinux", "--all",
+	"--output", "--prometheus",
 };
 
 static void usage(FILE *fp)
@@ -52,7 +65,10 @@ static void usage(FILE *fp)
 		"      --system-map FILE symbols from a System.map\n"
 		"      --kallsyms FILE   symbols from a kallsyms copy\n"
 		"      --verify          same as the verify command\n"
+		"  -V, --version         version and the formats it reads\n"
 		"  -h, --help            this text\n"
+		"\n"
+		"Options go anywhere on the line, before or after the command.\n"
 		"\n"
 		"Exit status: 0 healthy, 1 divergence found, 2 could not check.\n");
 }
@@ -63,6 +79,20 @@ static int do_help(int argc, char **argv)
 	(void)argv;
 	usage(stdout);
 	return EXIT_CLEAN;
+}
+
+/* the command options given that c does not take: an error naming one */
+static int check_cmd_opts(const struct cmd *c)
+{
+	unsigned int extra = dump.args.given & ~c->opts;
+	int bit;
+
+	if (!extra)
+		return 0;
+	for (bit = 0; !(extra & (1U << bit)); bit++)
+		;
+	return dump_usage_error("%s does not take %s; try 'ktrepl-dump help'",
+				c->name, cmd_opt_names[bit]);
 }
 
 /* Exact match first, then a unique prefix, as bpftool does. */
@@ -77,8 +107,10 @@ int cmd_select(const struct cmd *table, int argc, char **argv)
 	}
 	len = strlen(argv[0]);
 	for (c = table; c->name; c++) {
-		if (!strcmp(c->name, argv[0]))
-			return c->func(argc - 1, argv + 1);
+		if (!strcmp(c->name, argv[0])) {
+			found = c;
+			break;
+		}
 		if (!strncmp(c->name, argv[0], len)) {
 			if (found) {
 				kt_out_error(&dump.out, "command '%s' is ambiguous",
@@ -88,11 +120,13 @@ int cmd_select(const struct cmd *table, int argc, char **argv)
 			found = c;
 		}
 	}
-	if (found)
-		return found->func(argc - 1, argv + 1);
-	kt_out_error(&dump.out, "unknown command '%s'; try 'ktrepl-dump help'",
-		     argv[0]);
-	return EXIT_TROUBLE;
+	if (!found) {
+		kt_out_error(&dump.out,
+			     "unknown command '%s'; try 'ktrepl-dump help'",
+			     argv[0]);
+		return EXIT_TROUBLE;
+	}
+	return check_cmd_opts(found) ?: found->func(argc - 1, argv + 1);
 }
 
 static int parse_raw_spec(char *spec)
@@ -122,6 +156,10 @@ int main(int argc, char **argv)
 		OPT_KALLSYMS,
 		OPT_VERIFY,
 		OPT_TAP,
+		OPT_VA,
+		OPT_AGAINST_VMLINUX,
+		OPT_ALL,
+		OPT_PROMETHEUS,
 	};
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -135,14 +173,25 @@ int main(int argc, char **argv)
 		{ "system-map", required_argument, NULL, OPT_SYSMAP },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "version", no_argument, NULL, 'V' },
+		/* the commands' own */
+		{ "node", required_argument, NULL, 'n' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "va", required_argument, NULL, OPT_VA },
 		{ "tap", no_argument, NULL, OPT_TAP },
+		{ "against-vmlinux", no_argument, NULL, OPT_AGAINST_VMLINUX },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "output", required_argument, NULL, 'o' },
+		{ "prometheus", optional_argument, NULL, OPT_PROMETHEUS },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false, pretty = false, bad_raw = false, verify = false;
-	bool tap = false;
+	bool version = false;
+	struct cmd_args *a = &dump.args;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+jph", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jphVn:r:o:", options, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -153,6 +202,35 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_CLEAN;
+		case 'V':
+			version = true;
+			break;
+		case 'n':
+			a->given |= CMD_OPT_NODE;
+			a->node = optarg;
+			break;
+		case 'r':
+			a->given |= CMD_OPT_REGION;
+			a->region = optarg;
+			break;
+		case OPT_VA:
+			a->given |= CMD_OPT_VA;
+			a->va = optarg;
+			break;
+		case OPT_AGAINST_VMLINUX:
+			a->given |= CMD_OPT_AGAINST_VMLINUX;
+			break;
+		case OPT_ALL:
+			a->given |= CMD_OPT_ALL;
+			break;
+		case 'o':
+			a->given |= CMD_OPT_OUTPUT;
+			a->output = optarg;
+			break;
+		case OPT_PROMETHEUS:
+			a->given |= CMD_OPT_PROMETHEUS;
+			a->prometheus_file = optarg;
+			break;
 		case OPT_VMCORE:
 			dump.vmcore_path = optarg;
 			break;
@@ -178,7 +256,7 @@ int main(int argc, char **argv)
 			verify = true;
 			break;
 		case OPT_TAP:
-			tap = true;
+			a->given |= CMD_OPT_TAP;
 			break;
 		default:
 			usage(stderr);
@@ -192,14 +270,17 @@ int main(int argc, char **argv)
 	if (bad_raw) {
 		kt_out_error(&dump.out, "--raw wants FILE or FILE@BASE, BASE a number");
 		ret = EXIT_TROUBLE;
+	} else if (version) {
+		kt_report_version(&dump.out, KTREPL_VERSION);
+		ret = EXIT_CLEAN;
 	} else if (verify) {
-		char tap_arg[] = "--tap";
-		char *verify_argv[] = { tap_arg, NULL };
+		char verify_name[] = "verify";
+		char *verify_argv[] = { verify_name, NULL };
 
 		if (optind < argc)
 			ret = dump_usage_error("--verify takes no command");
 		else
-			ret = do_verify(tap ? 1 : 0, verify_argv);
+			ret = cmd_select(cmds, 1, verify_argv);
 	} else {
 		ret = cmd_select(cmds, argc - optind, argv + optind);
 	}

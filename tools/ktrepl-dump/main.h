@@ -19,8 +19,35 @@ enum {
 	EXIT_TROUBLE = 2,
 };
 
+/*
+ * A command's own options. getopt_long sees every option, global or a
+ * command's, anywhere on the line (as bpftool's -j); each command then
+ * says which of these it takes.
+ */
+enum {
+	CMD_OPT_NODE = 1 << 0,
+	CMD_OPT_REGION = 1 << 1,
+	CMD_OPT_VA = 1 << 2,
+	CMD_OPT_TAP = 1 << 3,
+	CMD_OPT_AGAINST_VMLINUX = 1 << 4,
+	CMD_OPT_ALL = 1 << 5,
+	CMD_OPT_OUTPUT = 1 << 6,
+	CMD_OPT_PROMETHEUS = 1 << 7,
+	CMD_OPT_NR = 8,
+};
+
+struct cmd_args {
+	unsigned int given;	/* CMD_OPT_* seen on the line */
+	const char *node;
+	const char *region;
+	const char *va;
+	const char *output;
+	const char *prometheus_file;	/* NULL: stdout */
+};
+
 struct dump_ctx {
 	struct kt_out out;
+	struct cmd_args args;
 	const char *vmcore_path;
 	const char *kcore_path;
 	const char *raw_path;
@@ -36,6 +63,7 @@ extern struct dump_ctx dump;
 struct cmd {
 	const char *name;
 	int (*func)(int argc, char **argv);
+	unsigned int opts;	/* the CMD_OPT_* it takes */
 	const char *help;
 };
 

@@ -52,11 +52,8 @@ int do_read(int argc, char **argv)
 	uint64_t pa, len;
 	int i, ret;
 
-	if (argc >= 2 && !strcmp(argv[0], "-o")) {
-		out_path = argv[1];
-		argc -= 2;
-		argv += 2;
-	}
+	if (dump.args.given & CMD_OPT_OUTPUT)
+		out_path = dump.args.output;
 	for (i = 0; i < argc; i += 2)
 		if (i + 1 >= argc || parse_u64(argv[i], &pa) ||
 		    parse_u64(argv[i + 1], &len) || !len || len > READ_MAX_LEN)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "top.h"
 
 static void usage(FILE *fp)
@@ -157,10 +158,15 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case 'V':
-			printf("ktrepl-top (ktrepl) JSON version %d\n",
-			       KT_JSON_VERSION);
+		case 'V': {
+			struct kt_out version_out;
+
+			kt_out_init(&version_out, "ktrepl-top", top.opts.json,
+				    false);
+			kt_report_version(&version_out, KTREPL_VERSION);
+			kt_out_fini(&version_out);
 			return EXIT_OK;
+		}
 		case ':':
 			return bad_usage(&top, "%s needs an argument", argv[optind - 1]);
 		default:

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ktrepl_abi.h"
 #include "report.h"
 
 static void hex(FILE *fp, const uint8_t *b, uint64_t n)
@@ -519,5 +520,21 @@ void kt_report_walk_end(struct kt_out *out)
 	if (!out->jw)
 		return;
 	jsonw_end_array(out->jw);
+	jsonw_end_object(out->jw);
+}
+
+void kt_report_version(struct kt_out *out, const char *version)
+{
+	if (!out->json) {
+		fprintf(out->fp, "%s %s\nreads: debugfs ABI %d, vmcore descriptor %d\n",
+			out->prog, version, KTREPL_ABI_VERSION,
+			KTREPL_ABI_VERSION);
+		return;
+	}
+	jsonw_start_object(out->jw);
+	jsonw_uint_field(out->jw, "version", KT_JSON_VERSION);
+	jsonw_string_field(out->jw, "program", out->prog);
+	jsonw_string_field(out->jw, "program_version", version);
+	jsonw_uint_field(out->jw, "abi", KTREPL_ABI_VERSION);
 	jsonw_end_object(out->jw);
 }

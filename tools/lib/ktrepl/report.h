@@ -32,6 +32,8 @@ void kt_report_verify_end(struct kt_out *out,
  * in text it is the error line alone, with no totals that would mislead.
  */
 void kt_report_abort(struct kt_out *out, const char *msg);
+/* -V: the program's version and the formats it reads */
+void kt_report_version(struct kt_out *out, const char *version);
 
 void kt_report_walk_begin(struct kt_out *out);
 void kt_report_mapping(struct kt_out *out, const struct kt_target *t,

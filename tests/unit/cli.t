@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The command-line conventions, without a guest: options anywhere on the
+line, each command's own options, -V, verify --prometheus (checked by
+promtool) and the bash completions."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP_DIR = os.path.join(HERE, "..", "..")
+BUILD = os.path.join(TOP_DIR, "build", "tools")
+DUMP = os.environ.get("KTREPL_DUMP",
+                      os.path.join(BUILD, "ktrepl-dump", "ktrepl-dump"))
+TOP = os.environ.get("KTREPL_TOP",
+                     os.path.join(BUILD, "ktrepl-top", "ktrepl-top"))
+VERSION = open(os.path.join(TOP_DIR, "VERSION")).read().strip()
+n = 0
+failed = 0
+
+
+def ok(cond, what, diag=""):
+    global n, failed
+    n += 1
+    failed += not cond
+    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
+    if not cond and diag:
+        for line in str(diag).splitlines()[:20]:
+            print(f"# {line}")
+
+
+def run(*args, tool=DUMP):
+    r = subprocess.run([tool, *args], capture_output=True, text=True,
+                       timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+print("TAP version 13")
+tmp = tempfile.mkdtemp(prefix="ktrepl-cli-")
+nowhere = os.path.join(tmp, "no-debugfs")
+
+for tool, name in ((DUMP, "ktrepl-dump"), (TOP, "ktrepl-top")):
+    rc, out, err = run("-V", tool=tool)
+    ok(rc == 0 and out.startswith(f"{name} {VERSION}\n"),
+       f"{name} -V prints its version ({VERSION})", out + err)
+    rc, out, err = run("--version", "-j", tool=tool)
+    v = json.loads(out) if rc == 0 and out.startswith("{") else {}
+    ok(v.get("program") == name and v.get("program_version") == VERSION
+       and v.get("abi") == 1, f"{name} --version -j is JSON", out + err)
+
+# a global option after the command and its own options
+rc, out, err = run("--debugfs", nowhere, "walk", "--va", "0x1", "-j")
+e = json.loads(out) if out.startswith("{") else {}
+ok(rc == 2 and "not found" in e.get("error", "") and not err,
+   "walk --va X -j: -j after the command makes the error JSON", out + err)
+rc, out2, err = run("-j", "--debugfs", nowhere, "walk", "--va", "0x1")
+ok(out2 == out, "and equals -j given first", out2)
+rc, out, err = run("--debugfs", nowhere, "walk", "--node=1", "--region",
+                   "text")
+ok(rc == 2 and "not found" in err, "--opt=value and --opt value both parse",
+   err)
+
+for args, msg in ((["summary", "--tap"], "summary does not take --tap"),
+                  (["verify", "--node", "1"], "verify does not take --node"),
+                  (["walk", "--all"], "walk does not take --all"),
+                  (["verify", "extra"], "unexpected argument 'extra'"),
+                  (["diff", "--all"], "--all goes with --against-vmlinux"),
+                  (["verify", "--tap", "--prometheus"],
+                   "--tap or --prometheus, not both"),
+                  (["walk", "--node"], "requires an argument"),
+                  (["--bogus", "summary"], "unrecognized option"),
+                  (["frobnicate"], "unknown command 'frobnicate'")):
+    rc, out, err = run("--debugfs", nowhere, *args)
+    ok(rc == 2 and msg in out + err, f"{' '.join(args)}: exit 2, '{msg}'",
+       out + err)
+
+# --prometheus where nothing can be checked: the fleet still sees a sample
+promtool = shutil.which("promtool")
+rc, out, err = run("--debugfs", nowhere, "verify", "--prometheus")
+ok(rc == 2 and "ktrepl_verify_up 0\n" in out and "not found" in err,
+   "verify --prometheus without ktrepl: exit 2, ktrepl_verify_up 0",
+   out + err)
+if promtool:
+    r = subprocess.run([promtool, "check", "metrics"], input=out,
+                       capture_output=True, text=True)
+    ok(r.returncode == 0, "promtool check metrics accepts it",
+       r.stdout + r.stderr)
+else:
+    ok(True, "promtool check metrics # SKIP no promtool (Debian: prometheus)")
+prom = os.path.join(tmp, "ktrepl.prom")
+rc, out, err = run("--debugfs", nowhere, "verify", f"--prometheus={prom}")
+ok(rc == 2 and not out and os.path.exists(prom) and
+   os.listdir(tmp) == ["ktrepl.prom"] and
+   oct(os.stat(prom).st_mode & 0o777) == "0o644",
+   "--prometheus=FILE: written whole (renamed into place, 0644), stdout "
+   "empty, no temporary left", f"{os.listdir(tmp)} {out} {err}")
+rc, out, err = run("--debugfs", nowhere, "verify",
+                   f"--prometheus={nowhere}/x/y.prom")
+ok(rc == 2 and "y.prom" in err, "--prometheus into a missing directory: "
+   "exit 2 naming it", err)
+
+# the bash completions, through bash-completion's own loader
+compl = "/usr/share/bash-completion/bash_completion"
+script = f"""
+source {compl}
+source {TOP_DIR}/tools/bash-completion/ktrepl-dump
+source {TOP_DIR}/tools/bash-completion/ktrepl-top
+comp() {{
+	COMP_WORDS=("$@"); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1))
+	COMP_LINE="$*"; COMP_POINT=${{#COMP_LINE}}; COMPREPLY=()
+	$F "${{COMP_WORDS[0]}}" "${{COMP_WORDS[-1]}}" "${{COMP_WORDS[-2]}}"
+	echo "${{COMPREPLY[*]}}"
+}}
+F=_ktrepl_dump
+comp ktrepl-dump wa
+comp ktrepl-dump -j --vmcore x v
+comp ktrepl-dump walk --
+comp ktrepl-dump diff --region ''
+F=_ktrepl_top
+comp ktrepl-top --event ''
+"""
+if os.path.exists(compl):
+    r = subprocess.run(["bash", "-c", script], capture_output=True,
+                       text=True)
+    lines = r.stdout.splitlines() + [""] * 5
+    ok(lines[0] == "walk", "completes a command", r.stdout + r.stderr)
+    ok(lines[1] == "verify", "past global options and their values",
+       r.stdout)
+    ok(set(["--node", "--region", "--va", "--json"]) <=
+       set(lines[2].split()) and "--tap" not in lines[2],
+       "offers walk's own options and the global ones, not verify's",
+       lines[2])
+    ok(lines[3] == "text rodata", "completes region names", lines[3])
+    ok(lines[4] == "cpu-clock cycles", "ktrepl-top: completes --event",
+       lines[4])
+else:
+    ok(True, "bash completions # SKIP no bash-completion package")
+
+shutil.rmtree(tmp, ignore_errors=True)
+print(f"1..{n}")
+raise SystemExit(1 if failed else 0)

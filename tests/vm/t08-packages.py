@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The Debian packages: dpkg-buildpackage builds ktrepl-dkms, ktrepl-tools
+and crash-ktrepl from a copy of the tree; lintian finds no error; they
+install on this host; DKMS builds the module for every cached kernel
+(both series, both arches); and a guest of the newest 6.1 ABI boots the
+DKMS-built module. The packages are purged again at the end."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+import ktvm
+
+HERE = os.path.dirname(__file__)
+tap = ktvm.Tap()
+PKGS = ("ktrepl-dkms", "ktrepl-tools", "crash-ktrepl")
+VERSION = open(os.path.join(ktvm.ROOT, "VERSION")).read().strip()
+GUEST_KERNEL = "6.1.0-57"
+
+
+def sh(*cmd, env=None, cwd=None, timeout=900):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                       cwd=cwd, timeout=timeout)
+    return r.returncode, r.stdout + r.stderr
+
+
+def purge():
+    sh("dkms", "remove", f"ktrepl/{VERSION}", "--all")
+    sh("dpkg", "--purge", *PKGS)
+
+
+if os.geteuid() != 0:
+    tap.skip_all("installing packages needs root")
+purge()
+work = os.path.join(ktvm.BUILD, "pkg")
+shutil.rmtree(work, ignore_errors=True)
+src = os.path.join(work, "src")
+os.makedirs(src)
+files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"],
+                       cwd=ktvm.ROOT, capture_output=True, text=True,
+                       check=True).stdout.split()
+for f in files:
+    if f.startswith("build/") or not os.path.isfile(
+            os.path.join(ktvm.ROOT, f)):
+        continue
+    os.makedirs(os.path.dirname(os.path.join(src, f)), exist_ok=True)
+    shutil.copy2(os.path.join(ktvm.ROOT, f), os.path.join(src, f))
+
+rc, out = sh("dpkg-buildpackage", "-us", "-uc", "-b", cwd=src)
+debs = {p: glob.glob(os.path.join(work, f"{p}_{VERSION}_*.deb"))
+        for p in PKGS}
+tap.ok(rc == 0 and all(debs.values()),
+       "dpkg-buildpackage -us -uc -b builds " + ", ".join(PKGS),
+       out[-3000:])
+if rc:
+    tap.done()
+changes = glob.glob(os.path.join(work, "*.changes"))
+rc, out = sh("lintian", "--no-cfg", *changes)
+errors = [x for x in out.splitlines() if x.startswith("E:")]
+tap.diag("lintian: " + (", ".join(sorted(set(
+    x.split(": ", 2)[-1].split()[0] for x in out.splitlines()
+    if re.match(r"[EWI]: ", x)))) or "no tags"))
+tap.ok(changes and not errors, "lintian: no errors", "\n".join(errors))
+
+rc, out = sh("dpkg", "-i", *(d for p in PKGS for d in debs[p]))
+tap.ok(rc == 0, "the three packages install on this host", out[-2000:])
+rc, out = sh("/usr/sbin/ktrepl-dump", "-V")
+tap.ok(rc == 0 and out.startswith(f"ktrepl-dump {VERSION}"),
+       "/usr/sbin/ktrepl-dump runs", out)
+for path in ("/usr/sbin/ktrepl-top", "/usr/lib/crash/extensions/ktrepl.so",
+             "/usr/share/man/man8/ktrepl-dump.8.gz",
+             "/usr/share/man/man8/ktrepl-top.8.gz",
+             "/usr/share/bash-completion/completions/ktrepl-dump",
+             "/usr/share/bash-completion/completions/ktrepl-top",
+             "/lib/systemd/system/ktrepl-verify.service",
+             "/lib/systemd/system/ktrepl-verify.timer",
+             f"/usr/src/ktrepl-{VERSION}/dkms.conf"):
+    tap.ok(os.path.exists(path), f"installed: {path}")
+tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-verify.*"),
+       "the timer and service are installed disabled")
+ext = "/usr/lib/crash/extensions/ktrepl.so"
+rc, out = sh("nm", "-D", ext)
+tap.ok(rc == 0 and "ktrepl" in out, "the crash extension is a loadable "
+       "shared object", out[-500:])
+
+# DKMS, for every cached kernel's headers, cross-building for arm64
+built = {}
+for prof in sorted(glob.glob(os.path.join(ktvm.ROOT, "scripts", "kernels",
+                                          "*.conf"))):
+    kernel = os.path.basename(prof)[:-5]
+    for arch, dkms_arch, env in (
+            ("x86_64", "x86_64", {}),
+            ("arm64", "aarch64", {"ARCH": "arm64",
+                                  "CROSS_COMPILE": "aarch64-linux-gnu-"})):
+        rel = ktvm.kernel_release(arch, kernel)
+        hdr = os.path.join(ktvm.CACHE, "kernels", rel, "usr", "src",
+                           f"linux-headers-{rel}")
+        if not os.path.isdir(hdr):
+            tap.ok(False, f"dkms build for {rel}: headers cached",
+                   f"no {hdr}: make check-deps")
+            continue
+        rc, out = sh("dkms", "build", "-m", "ktrepl", "-v", VERSION,
+                     "-k", rel, "-a", dkms_arch, "--kernelsourcedir", hdr,
+                     env=dict(os.environ, **env))
+        ko = glob.glob(f"/var/lib/dkms/ktrepl/{VERSION}/{rel}/{dkms_arch}/"
+                       "module/ktrepl.ko*")
+        built[(kernel, arch)] = ko[0] if ko else None
+        tap.ok(rc == 0 and ko, f"dkms build for {rel} ({arch})",
+               out[-2000:])
+
+# a guest of the newest 6.1 ABI runs the DKMS-built module
+ko = built.get((GUEST_KERNEL, "x86_64"))
+if ko:
+    srcversion = os.path.join(work, "srcversion")
+    rc, out = sh("modinfo", "-F", "srcversion", ko)
+    with open(srcversion, "w") as f:
+        f.write(out.strip() + "\n")
+    ktvm.run_guest(tap, "x86_64", "2x2",
+                   os.path.join(HERE, "guest", "dkms-module.sh"),
+                   tools=[ktvm.tool("ktrepl-dump")],
+                   name=f"[x86_64 {ktvm.kernel_release('x86_64', GUEST_KERNEL)}"
+                   " dkms]", kernel=GUEST_KERNEL,
+                   files={"/lib/modules/ktrepl.ko": ko,
+                          "/srcversion": srcversion})
+else:
+    tap.ok(False, f"a DKMS-built module for {GUEST_KERNEL} to boot")
+
+purge()
+rc, out = sh("dpkg-query", "-W", *PKGS)
+tap.ok(all(f"no packages found matching {p}" in out for p in PKGS),
+       "purged again", out)
+shutil.rmtree(work, ignore_errors=True)
+tap.done()
