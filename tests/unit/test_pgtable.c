@@ -91,7 +91,13 @@ static void test_x86(bool five)
 	unlink(path);
 }
 
-static void test_arm64(unsigned int kb, unsigned int va_bits, uint64_t va)
+/*
+ * high: output-address bits above 48 on the leaf. With 52-bit VAs on 4K
+ * or 16K pages (LPA2), PA[49:48] stay in place and PA[51:50] sit in the
+ * descriptor's bits [9:8]; with 64K pages, PA[51:48] in bits [15:12].
+ */
+static void test_arm64(unsigned int kb, unsigned int va_bits, uint64_t va,
+		       uint64_t high)
 {
 	char path[] = "/tmp/ktrepl-pgt-XXXXXX", variant[16];
 	struct kt_pt_geometry geo;
@@ -117,13 +123,16 @@ static void test_arm64(unsigned int kb, unsigned int va_bits, uint64_t va)
 		    tables[l + 1] | 3);
 	/* a last-level page: valid|page, AF, RDONLY, PXN clear, nG */
 	put(tables[l] + 8 * idx(va, geo.shift[l], geo.bits[l]),
-	    (gran * 40) | 3 | (1 << 10) | (1 << 7) | (1 << 11));
+	    (gran * 40) | 3 | (1 << 10) | (1 << 7) | (1 << 11) |
+		    (kb == 64 ? (high >> 36) & 0xf000 :
+				(high & (3ull << 48)) | ((high >> 42) & 0x300)));
 	src = open_img(path);
 	if (!src)
 		return;
 	ret = kt_translate(&kt_arch_arm64, &geo, src, tables[0], va + 8, &m,
 			   &err);
-	tap_ok(!ret && m.present && m.pa == gran * 40 + 8 && !m.writable &&
+	tap_ok(!ret && m.present && m.pa == ((gran * 40 + 8) | high) &&
+		       !m.writable &&
 		       m.executable && !m.global && m.size == gran,
 	       "arm64 %s page decoded (pa 0x%llx)", variant,
 	       (unsigned long long)m.pa);
@@ -204,11 +213,14 @@ int main(void)
 	tap_header();
 	test_x86(false);
 	test_x86(true);
-	test_arm64(4, 48, 0xffff800008010000ull);
-	test_arm64(4, 39, 0xffffffc008010000ull);
-	test_arm64(16, 47, 0xffff800008010000ull);
-	test_arm64(64, 42, 0xfffffc0008010000ull);
-	test_arm64(64, 52, 0xfff0000008010000ull);
+	test_arm64(4, 48, 0xffff800008010000ull, 0);
+	test_arm64(4, 39, 0xffffffc008010000ull, 0);
+	test_arm64(16, 47, 0xffff800008010000ull, 0);
+	/* Debian's arm64-16k: 52-bit VAs under LPA2 */
+	test_arm64(16, 52, 0xfff0000008010000ull, 0);
+	test_arm64(16, 52, 0xfff0000008010000ull, 0xf000000000000ull);
+	test_arm64(64, 42, 0xfffffc0008010000ull, 0);
+	test_arm64(64, 52, 0xfff0000008010000ull, 0xf000000000000ull);
 	test_garbage();
 	test_classify();
 	free(img);

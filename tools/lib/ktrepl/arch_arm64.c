@@ -14,6 +14,8 @@
 #define ARM64_NG (1ULL << 11)
 #define ARM64_PXN (1ULL << 53)
 #define ARM64_OA_HI_MASK 0x0000f000ULL	/* 64K + 52-bit PA: PA[51:48] */
+#define ARM64_LPA2_OA_MID (3ULL << 48)	/* LPA2: PA[49:48] in place */
+#define ARM64_LPA2_OA_HI 0x300ULL	/* LPA2: PA[51:50] in bits [9:8] */
 
 static int arm64_configure(struct kt_pt_geometry *geo, unsigned int levels,
 			   unsigned int page_shift, unsigned int va_bits,
@@ -38,7 +40,7 @@ static int arm64_configure(struct kt_pt_geometry *geo, unsigned int levels,
 		return kt_err_set(err, EINVAL, "arm64 granule %uK: want 4, 16 or 64",
 				  granule_kb);
 	}
-	if (va_bits < 36 || va_bits > 52 || (va_bits == 52 && g == 12))
+	if (va_bits < 36 || va_bits > 52)
 		return kt_err_set(err, EINVAL, "arm64 VA bits %u with a %uK granule",
 				  va_bits, granule_kb);
 	stride = g - 3;
@@ -72,12 +74,20 @@ static bool arm64_leaf(const struct kt_pt_geometry *geo, uint64_t e, int level)
 	return (unsigned int)level == geo->levels - 1 || !(e & ARM64_TABLE);
 }
 
+/*
+ * Above 48 bits of PA: 64K pages keep PA[51:48] in bits [15:12]; 4K and
+ * 16K pages do under LPA2, which a kernel runs exactly when its VAs are
+ * wider than 48 bits (without LPA2 a 52-bit kernel falls back to 48, and
+ * bits [9:8] are then shareability).
+ */
 static uint64_t arm64_addr(const struct kt_pt_geometry *geo, uint64_t e)
 {
 	uint64_t pa = e & ((1ULL << 48) - 1) & ~((1ULL << geo->page_shift) - 1);
 
 	if (geo->page_shift == 16)
 		pa |= (e & ARM64_OA_HI_MASK) << 36;
+	else if (geo->va_bits > 48)
+		pa |= (e & ARM64_LPA2_OA_MID) | (e & ARM64_LPA2_OA_HI) << 42;
 	return pa;
 }
 
