@@ -98,8 +98,11 @@ fetch_kernel() {
 	hdr="$dir/usr/src/linux-headers-$rel"
 	for l in scripts tools; do
 		target=$(readlink "$hdr/$l" 2>/dev/null) || continue
-		target="/usr/lib/${target#../../lib/}"
-		[ "$(readlink "$hdr/$l")" = "$target" ] || ln -sfn "$target" "$hdr/$l"
+		case $target in
+		../../lib/*) ln -sfn "/usr/lib/${target#../../lib/}" "$hdr/$l" ;;
+		# a run before this fix doubled the prefix
+		/usr/lib//usr/lib/*) ln -sfn "${target#/usr/lib/}" "$hdr/$l" ;;
+		esac
 	done
 }
 

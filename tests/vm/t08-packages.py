@@ -80,6 +80,12 @@ for path in ("/usr/sbin/ktrepl-top", "/usr/lib/crash/extensions/ktrepl.so",
     tap.ok(os.path.exists(path), f"installed: {path}")
 tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-verify.*"),
        "the timer and service are installed disabled")
+if shutil.which("systemd-analyze"):
+    rc, out = sh("systemd-analyze", "verify",
+                 "/lib/systemd/system/ktrepl-verify.timer",
+                 "/lib/systemd/system/ktrepl-verify.service")
+    tap.ok(rc == 0 and "ktrepl" not in out,
+           "systemd-analyze verify accepts the timer and the service", out)
 ext = "/usr/lib/crash/extensions/ktrepl.so"
 rc, out = sh("nm", "-D", ext)
 tap.ok(rc == 0 and "ktrepl" in out, "the crash extension is a loadable "

@@ -26,6 +26,33 @@ echo "# $mod"
 check "vfat's text is replicated (a module record, size > 0)" \
 	test -n "$mod" -a "$(echo "$mod" | kv size)" -gt 0
 check "verify with vfat replicated: healthy" ktrepl-dump --verify
+# this kernel's text patching reaches every replica: a static key, a
+# kprobe, a filtered function tracer (every patch from the hook, none by
+# the arm64 audit's repair)
+mount -t tracefs nodev $TR 2>/dev/null
+patches() { head -n1 $D/patches | kv patches; }
+p=$(patches)
+echo 1 > /proc/sys/kernel/sched_schedstats
+echo 0 > /proc/sys/kernel/sched_schedstats
+add_kprobe smoke_kp
+echo 1 > $TR/events/kprobes/smoke_kp/enable
+cat /proc/self/status > /dev/null
+echo 0 > $TR/events/kprobes/smoke_kp/enable
+echo '-:smoke_kp' >> $TR/kprobe_events
+echo 'vfs_*' > $TR/set_ftrace_filter
+echo function > $TR/current_tracer
+check "function tracer on (vfs_*): replicas identical to the master" \
+	ktrepl-dump diff
+echo nop > $TR/current_tracer
+echo > $TR/set_ftrace_filter
+q=$(patches)
+check "static key, kprobe, tracer: $((q - p)) patches propagated" \
+	test "$q" -gt "$p"
+check "and the replicas equal the master after" ktrepl-dump diff
+check "none missed" test "$(head -n1 $D/patches | kv missed)" = 0
+check "none left for the audit to repair" \
+	test "$(head -n1 $D/summary | kv audit_repairs)" = 0
+
 start_load
 emit top ktrepl-top -j -n 2 -d 1
 stop_load
