@@ -449,11 +449,16 @@ again:
 		schedule_delayed_work(&audit_work, msecs_to_jiffies(period));
 }
 
-/* the page in the poke slot, between its map and unmap (patch_lock) */
+/*
+ * The page in the poke slot, between its map and unmap (patch_lock), and
+ * its bytes at the map: the unmap passes on exactly what the kernel wrote,
+ * never a replica's own damage, which is the tools' to find.
+ */
 static struct {
 	struct ktr_chunk *chunk;
 	unsigned long va;
 	phys_addr_t pa;
+	u8 *before;	/* PAGE_SIZE */
 } poked;
 
 static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
@@ -473,41 +478,34 @@ static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
 }
 NOKPROBE_SYMBOL(chunk_at_master_pa);
 
-/* the poked page is written: every replica gets what changed on it */
+/* the poked page is written: every replica gets the bytes that changed */
 static void sync_poked_page(void)
 {
 	u8 *master = phys_to_virt(poked.pa);
-	size_t first = PAGE_SIZE, last = 0, b;
-	unsigned int written = 0, p;
+	size_t first = PAGE_SIZE, last = 0, b, len;
+	unsigned int written = 0;
 	unsigned long flags;
 	int nid;
 
-	p = (poked.va - poked.chunk->va) >> PAGE_SHIFT;
+	for (b = 0; b < PAGE_SIZE; b++)
+		if (master[b] != poked.before[b]) {
+			first = min(first, b);
+			last = b;
+		}
+	if (first == PAGE_SIZE)
+		return;
+	len = last - first + 1;
 	raw_spin_lock_irqsave(&hook_lock, flags);
 	for_each_replica(poked.chunk, nid) {
-		u8 *copy = page_address(poked.chunk->copy[nid] + p);
-
-		if (first == PAGE_SIZE)
-			for (b = 0; b < PAGE_SIZE; b++)
-				if (copy[b] != master[b]) {
-					first = min(first, b);
-					last = b;
-				}
-		if (first == PAGE_SIZE)
-			break;
 		ktr_replica_write(nid, poked.va + first, master + first, -1,
-				  last - first + 1);
+				  len);
 		written++;
 	}
-	if (written)
-		ktr_arch.sync_icache(master + first, poked.va + first,
-				     last - first + 1);
+	ktr_arch.sync_icache(master + first, poked.va + first, len);
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
-	if (!written)
-		return;
 	atomic64_inc(&nr_patches);
-	atomic64_add(last - first + 1, &nr_patch_bytes);
-	log_patch(poked.va + first, last - first + 1, written, true);
+	atomic64_add(len, &nr_patch_bytes);
+	log_patch(poked.va + first, len, written, true);
 	ktr_notify_changed(false);
 }
 NOKPROBE_SYMBOL(sync_poked_page);
@@ -534,6 +532,7 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	poked.va &= PAGE_MASK;
 	poked.pa = pa;
+	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
 	if (!READ_ONCE(propagate)) {
 		atomic64_inc(&nr_missed);
 		log_patch(poked.va, PAGE_SIZE, 0, false);
@@ -560,10 +559,16 @@ static int start_poke_hook(void)
 {
 	int ret;
 
+	poked.before = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!poked.before)
+		return -ENOMEM;
 	poke_kprobe.symbol_name = ktr_arch.poke_symbol;
 	ret = register_kprobe(&poke_kprobe);
-	if (ret)
+	if (ret) {
+		kfree(poked.before);
+		poked.before = NULL;
 		return ret;
+	}
 	poke_registered = true;
 	start_audit();
 	pr_info("%s cannot be hooked: text writes are followed through %s\n",
@@ -642,6 +647,8 @@ void ktr_patch_stop(void)
 		unregister_kprobe(&poke_kprobe);
 		poke_registered = false;
 		poked.chunk = NULL;
+		kfree(poked.before);
+		poked.before = NULL;
 	}
 	WRITE_ONCE(audit_on, false);
 	cancel_delayed_work_sync(&audit_work);

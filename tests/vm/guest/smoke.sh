@@ -57,6 +57,14 @@ start_load
 emit top ktrepl-top -j -n 2 -d 1
 stop_load
 
+# perf's static keys go off a second after ktrepl-top exits, and a patch
+# on the flipped byte's page would let the audit repair it: inject once
+# the patching has stopped
+p0=-1
+while [ "$(patches)" != "$p0" ]; do
+	p0=$(patches)
+	sleep 2
+done
 audit_settle
 check "inject: flip int_sqrt+0x4 on node $R" \
 	sh -c "echo 'flip node=$R sym=int_sqrt off=4' > $D/inject"
