@@ -9,6 +9,7 @@ on every exit path, so no stray QEMU outlives a test.
 """
 
 import atexit
+import functools
 import gzip
 import lzma
 import json
@@ -81,7 +82,11 @@ for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
 
 def kernel_profile(name=None):
     """NAME=value pairs of a kernel profile, the default one if None."""
-    name = name or KERNEL
+    return _read_profile(name or KERNEL)
+
+
+@functools.lru_cache(maxsize=None)
+def _read_profile(name):
     path = os.path.join(ROOT, "scripts", "kernels", f"{name}.conf")
     conf = {}
     with open(path) as f:

@@ -174,6 +174,19 @@ add_kprobe() {
 		echo "p:$1 do_sys_openat2+8" >> $TR/kprobe_events
 }
 
+# kprobe_cycle NAME: arm a kprobe event, fire it once, remove it (two
+# text patches each way)
+kprobe_cycle() {
+	add_kprobe $1
+	echo 1 > $TR/events/kprobes/$1/enable
+	cat /proc/self/stat > /dev/null
+	echo 0 > $TR/events/kprobes/$1/enable
+	echo "-:$1" >> $TR/kprobe_events
+}
+
+# patches: how many text patches the module has propagated
+patches() { head -n1 $D/patches | kv patches; }
+
 # A storm of every kind of core-text patching, for $1 seconds. The
 # function tracer is filtered to a few hundred functions and the ring
 # buffer is off: unfiltered, one round takes minutes under emulation and
@@ -186,11 +199,7 @@ storm() {
 	while [ $(date +%s) -lt $end ]; do
 		echo function > $TR/current_tracer
 		echo 1 > /proc/sys/kernel/sched_schedstats
-		add_kprobe ktstorm
-		echo 1 > $TR/events/kprobes/ktstorm/enable
-		cat /proc/self/stat > /dev/null
-		echo 0 > $TR/events/kprobes/ktstorm/enable
-		echo '-:ktstorm' >> $TR/kprobe_events
+		kprobe_cycle ktstorm
 		echo 0 > /proc/sys/kernel/sched_schedstats
 		echo nop > $TR/current_tracer
 		rounds=$((rounds + 1))

@@ -5,7 +5,6 @@
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
 mount -t tracefs nodev /sys/kernel/tracing
 T=/sys/kernel/tracing
-patches() { head -n1 $D/patches | kv patches; }
 identical() { ktrepl-dump diff > /tmp/diff.txt; }
 
 p=$(patches)

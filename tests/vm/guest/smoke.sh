@@ -30,15 +30,10 @@ check "verify with vfat replicated: healthy" ktrepl-dump --verify
 # kprobe, a filtered function tracer (every patch from the hook, none by
 # the arm64 audit's repair)
 mount -t tracefs nodev $TR 2>/dev/null
-patches() { head -n1 $D/patches | kv patches; }
 p=$(patches)
 echo 1 > /proc/sys/kernel/sched_schedstats
 echo 0 > /proc/sys/kernel/sched_schedstats
-add_kprobe smoke_kp
-echo 1 > $TR/events/kprobes/smoke_kp/enable
-cat /proc/self/status > /dev/null
-echo 0 > $TR/events/kprobes/smoke_kp/enable
-echo '-:smoke_kp' >> $TR/kprobe_events
+kprobe_cycle smoke_kp
 echo 'vfs_*' > $TR/set_ftrace_filter
 echo function > $TR/current_tracer
 check "function tracer on (vfs_*): replicas identical to the master" \
