@@ -27,6 +27,14 @@ static inline void tap_header(void)
 			       __LINE__, #cond);                   \
 	} while (0)
 
+#define tap_skip(...)                        \
+	do {                                 \
+		tap_n++;                     \
+		printf("ok %d - # SKIP ", tap_n); \
+		printf(__VA_ARGS__);         \
+		printf("\n");                \
+	} while (0)
+
 static inline int tap_finish(void)
 {
 	printf("1..%d\n", tap_n);

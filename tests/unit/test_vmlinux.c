@@ -15,6 +15,10 @@
 #include "tap.h"
 #include "vmlinux_text.h"
 
+#define DEFAULT_VMLINUX_6_12                                              \
+	"/var/cache/ktrepl/kernels/6.12.117+deb12-cloud-amd64/usr/lib/debug/" \
+	"boot/vmlinux-6.12.117+deb12-cloud-amd64"
+
 #define DEFAULT_VMLINUX                                                  \
 	"/var/cache/ktrepl/kernels/6.1.0-50-cloud-amd64/usr/lib/debug/boot/" \
 	"vmlinux-6.1.0-50-cloud-amd64"
@@ -43,7 +47,8 @@ static void test_sites(const struct kt_vmlinux *v)
 		checked[k]++;
 		valid[k] += kt_arch_x86_64.site_bytes_valid(s->kind, s->len, b);
 	}
-	for (k = 0; k < KT_SITE_NR; k++)
+	/* 6.1 has neither sealed ENDBRs nor runtime constants */
+	for (k = 0; k < KT_SITE_ENDBR_SEAL; k++)
 		tap_ok(count[k] > 0, "%s: %zu sites", kt_site_names[k], count[k]);
 	tap_ok(sorted && !outside, "sites are sorted and lie in text (%zu outside)",
 	       outside);
@@ -53,8 +58,9 @@ static void test_sites(const struct kt_vmlinux *v)
 	tap_ok(checked[1] > 100 && valid[1] == checked[1],
 	       "every jump label site in the file is a NOP or jmp (%zu of %zu)",
 	       valid[1], checked[1]);
-	tap_ok(v->nr_relocs > 10000, "%zu KASLR relocations in text",
-	       v->nr_relocs);
+	tap_ok(v->nr_relocs > 10000 && !v->relocs_inferred,
+	       "%zu KASLR relocations in text", v->nr_relocs);
+	tap_ok(v->alt->entry == 12, "6.1: 12-byte alt_instr entries");
 }
 
 /* vfs_read's fentry call is an ftrace site (after endbr64, if any) */
@@ -80,6 +86,80 @@ static void test_lookup(const struct kt_vmlinux *v, const char *path)
 	kt_symtab_free(&syms);
 }
 
+/*
+ * 6.9+ strips .rela.text from x86's vmlinux: a relocated field is then
+ * recognised by value. Whole fields moved by the slide (either sign for
+ * 4 bytes) pass; a byte changed any other way does not.
+ */
+static void test_inferred_relocs(void)
+{
+	const struct kt_vmlinux v = { .relocs_inferred = true };
+	const int64_t slide = 0x1c000000;
+	uint8_t file[64], mem[64];
+	uint64_t base = 0xffffffff81000000ULL, f64;
+	uint32_t f32;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		file[i] = (uint8_t)(i * 37 + 11);
+	memcpy(mem, file, sizeof(mem));
+	memcpy(&f32, file + 8, 4);
+	f32 += (uint32_t)slide;
+	memcpy(mem + 8, &f32, 4);
+	memcpy(&f64, file + 24, 8);
+	f64 += (uint64_t)slide;
+	memcpy(mem + 24, &f64, 8);
+	memcpy(&f32, file + 40, 4);
+	f32 -= (uint32_t)slide;
+	memcpy(mem + 40, &f32, 4);
+	tap_ok(kt_vmlinux_relocated(&v, base, mem, file, 64, base, 64, slide),
+	       "inferred: 4-byte, 8-byte and per-CPU (negative) fields moved by the slide are relocations");
+	mem[50] ^= 0xff;
+	tap_ok(!kt_vmlinux_relocated(&v, base, mem, file, 64, base + 48, 8,
+				     slide),
+	       "inferred: a flipped byte next to them is not");
+	mem[50] ^= 0xff;
+	mem[10] ^= 0x01;
+	tap_ok(!kt_vmlinux_relocated(&v, base, mem, file, 64, base + 8, 4,
+				     slide),
+	       "inferred: a relocated field with one more bit flipped is not");
+	mem[10] ^= 0x01;
+	tap_ok(!kt_vmlinux_relocated(&v, base, mem, file, 64, base + 8, 4, 0),
+	       "inferred: without a slide nothing is a relocation");
+}
+
+/*
+ * The 6.12 -dbg vmlinux: a wider struct alt_instr, sealed ENDBRs, runtime
+ * constants, and no .rela.text (relocations inferred).
+ */
+static void test_6_12(const char *path)
+{
+	size_t count[KT_SITE_NR] = { 0 }, i;
+	struct kt_vmlinux v;
+	struct kt_err err;
+
+	if (access(path, R_OK)) {
+		tap_skip("no %s (make deps KERNEL=6.12)", path);
+		return;
+	}
+	if (kt_vmlinux_open(&v, path, &err)) {
+		tap_ok(0, "the 6.12 -dbg vmlinux opens: %s", err.msg);
+		return;
+	}
+	for (i = 0; i < v.nr_sites; i++)
+		count[v.sites[i].kind]++;
+	tap_ok(v.alt->entry == 14 && count[KT_SITE_ALTERNATIVE] > 1000,
+	       "6.12: 14-byte alt_instr entries, %zu alternative sites",
+	       count[KT_SITE_ALTERNATIVE]);
+	tap_ok(count[KT_SITE_ENDBR_SEAL] > 10000 &&
+		       count[KT_SITE_RUNTIME_CONST] > 10,
+	       "6.12: %zu sealable ENDBRs, %zu runtime constants",
+	       count[KT_SITE_ENDBR_SEAL], count[KT_SITE_RUNTIME_CONST]);
+	tap_ok(v.relocs_inferred && !v.nr_relocs,
+	       "6.12: no .rela.text, relocations are inferred");
+	kt_vmlinux_close(&v);
+}
+
 int main(void)
 {
 	const char *path = getenv("KTREPL_VMLINUX");
@@ -103,6 +183,8 @@ int main(void)
 		test_lookup(&v, path);
 		kt_vmlinux_close(&v);
 	}
+	test_inferred_relocs();
+	test_6_12(DEFAULT_VMLINUX_6_12);
 	ret = kt_vmlinux_open(&v, "/bin/sh", &err);
 	tap_ok(ret < 0 && strstr(err.msg, "not a vmlinux"),
 	       "a program is not a vmlinux: %s", err.msg);

@@ -443,6 +443,20 @@ class Tap:
                 print(line, flush=True)
         return seen
 
+    def skip(self, desc, reason):
+        self.n += 1
+        print(f"ok {self.n} - {desc} # SKIP {reason}", flush=True)
+        return True
+
+    def ok_crash(self, needs, cond, desc, diag=None, kernel=None):
+        """A check on crash's output that needs what crash_limit() names
+        (None: only crash> ktrepl), skipped where the kernel's profile says
+        its crash cannot do that."""
+        why = crash_limit(needs, kernel)
+        if why:
+            return self.skip(desc, why)
+        return self.ok(cond, desc, diag)
+
     def skip_all(self, reason):
         print(f"1..0 # SKIP {reason}", flush=True)
         raise SystemExit(0)
@@ -580,11 +594,43 @@ def walk_disagreements(lines, node):
     return pgt, bad
 
 
+@functools.lru_cache(maxsize=None)
 def crash_version():
     r = subprocess.run(["crash", "--version"], capture_output=True,
                        text=True)
     m = re.search(r"crash (\S+)", r.stdout)
     return m.group(1) if m else "?"
+
+
+def crash(vmlinux, core, *cmds, extend=True, timeout=600, kernel=None):
+    """crash -s on a dump, with the kernel profile's CRASH_ARGS, our
+    extension loaded first unless extend is False, cmds run: (exit status,
+    stdout and stderr)."""
+    args = kernel_profile(kernel).get("CRASH_ARGS", "").split()
+    lines = ([f"extend {CRASH_EXT}"] if extend else []) + [*cmds, "quit"]
+    r = subprocess.run(["crash", "-s", *args, vmlinux, core],
+                       input="\n".join(lines) + "\n", capture_output=True,
+                       text=True, timeout=timeout)
+    return r.returncode, r.stdout + r.stderr
+
+
+CRASH_LIMIT_WORDS = {
+    "own": "read this kernel's tasks: its own commands (sys, bt) fail",
+    "modules": "read this kernel's modules (struct module changed in 6.4), "
+               "so it has no module symbols",
+}
+
+
+def crash_limit(needs, kernel=None):
+    """Why the kernel's crash cannot do what a check needs ("own": crash's
+    own commands, "modules": module symbols), from the profile's
+    CRASH_LIMITS; None where it can."""
+    prof = kernel_profile(kernel)
+    if needs not in prof.get("CRASH_LIMITS", "").split():
+        return None
+    return (f"crash {crash_version()} cannot {CRASH_LIMIT_WORDS[needs]}; "
+            f"run as crash {prof.get('CRASH_ARGS', '')}, crash> ktrepl "
+            "reads the dump")
 
 
 def records(lines, tag):

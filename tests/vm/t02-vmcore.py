@@ -64,24 +64,21 @@ for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
            "the page the guest read", r.stderr)
 
 vmlinux = ktvm.debug_vmlinux()
-ext = ktvm.CRASH_EXT
-r = subprocess.run(["crash", "-s", vmlinux, elf_core],
-                   input=f"extend {ext}\nktrepl\nktrepl -p\nsys\nquit\n",
-                   capture_output=True, text=True, timeout=300)
-out = r.stdout + r.stderr
-tap.ok(r.returncode == 0 and "ktrepl: no KTREPL_DESCRIPTOR in VMCOREINFO" in out
-       and re.search(r"^\s*CPUS: 4\s*$", out, re.M) is not None,
-       "crash> ktrepl on a dump without ktrepl says so, and crash goes on",
-       out[-1500:])
+rc, out = ktvm.crash(vmlinux, elf_core, "ktrepl", "ktrepl -p", "sys",
+                     timeout=300)
+tap.ok_crash("own", rc == 0 and
+             "ktrepl: no KTREPL_DESCRIPTOR in VMCOREINFO" in out and
+             re.search(r"^\s*CPUS: 4\s*$", out, re.M) is not None,
+             "crash> ktrepl on a dump without ktrepl says so, and crash "
+             "goes on", out[-1500:])
 for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
-    r = subprocess.run(["crash", "-s", vmlinux, core], input="sys\nquit\n",
-                       capture_output=True, text=True, timeout=300)
-    tap.ok(r.returncode == 0 and re.search(r"RELEASE: " + re.escape(
-        ktvm.kernel_release("x86_64")), r.stdout) is not None,
-        f"crash opens the {fmt} vmcore with the -dbg vmlinux",
-        r.stdout[-2000:] + r.stderr[-2000:])
-    tap.ok(re.search(r"^\s*CPUS: 4\s*$", r.stdout, re.M) is not None,
-           f"crash sees the guest's 4 CPUs in the {fmt} vmcore")
+    rc, out = ktvm.crash(vmlinux, core, "sys", extend=False, timeout=300)
+    tap.ok_crash("own", rc == 0 and re.search(r"RELEASE: " + re.escape(
+        ktvm.kernel_release("x86_64")), out) is not None,
+        f"crash opens the {fmt} vmcore with the -dbg vmlinux", out[-4000:])
+    tap.ok_crash("own", re.search(r"^\s*CPUS: 4\s*$", out, re.M)
+                 is not None,
+                 f"crash sees the guest's 4 CPUs in the {fmt} vmcore")
 
 # a guest that panicked can still be dumped, and crash sees the panic
 script = os.path.join(os.path.dirname(__file__), "guest", "panic.sh")
@@ -91,15 +88,15 @@ dumped = error is None
 tap.ok(dumped, "a panicked guest is dumped through QMP",
        "\n".join([str(error)] + plines[-20:]))
 if dumped:
-    r = subprocess.run(["crash", "-s", vmlinux, panic_core],
-                       input="sys\nbt\nquit\n", capture_output=True,
-                       text=True, timeout=300)
-    tap.ok(re.search(r"PANIC: \"Kernel panic - not syncing: sysrq triggered crash", r.stdout) is not None,
-           "crash reads the panic message from the panicked guest's dump",
-           r.stdout[-1500:] + r.stderr[-500:])
-    tap.ok("sysrq_handle_crash" in r.stdout,
-           "crash's backtrace shows the panicking function",
-           r.stdout[-1500:])
+    rc, out = ktvm.crash(vmlinux, panic_core, "sys", "bt", extend=False,
+                         timeout=300)
+    tap.ok_crash("own", re.search(r"PANIC: \"Kernel panic - not syncing: "
+                                    "sysrq triggered crash", out) is not None,
+                 "crash reads the panic message from the panicked guest's "
+                 "dump", out[-2000:])
+    tap.ok_crash("own", "sysrq_handle_crash" in out,
+                 "crash's backtrace shows the panicking function",
+                 out[-1500:])
 
 subprocess.run(["rm", "-rf", tmp])
 tap.done()

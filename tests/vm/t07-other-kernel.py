@@ -27,14 +27,6 @@ def run(*args):
     return r.returncode, r.stdout, r.stderr
 
 
-def crash(vmlinux, core, *cmds):
-    r = subprocess.run(["crash", "-s", vmlinux, core],
-                       input="\n".join([f"extend {ktvm.CRASH_EXT}", *cmds,
-                                        "quit"]) + "\n",
-                       capture_output=True, text=True, timeout=600)
-    return r.returncode, r.stdout + r.stderr
-
-
 def vkey(v):
     return (v["check"], v["node"], v["va"], v["len"], v["master"],
             v["replica"])
@@ -97,21 +89,12 @@ for arch in ("x86_64", "arm64"):
         tap.diag(f"{name} crash> ktrepl needs a crash built for arm64 "
                  "(Debian's is host-only): ktrepl-dump read this dump")
         continue
-    rc, cout = crash(ktvm.debug_vmlinux(KERNEL), core, "ktrepl -v")
-    opened = "int_sqrt+0x4" in cout or "ktrepl:" in cout
-    if not opened:
-        why = next((x for x in cout.splitlines() if "crash:" in x),
-                   cout.strip().splitlines()[-1:] or ["no output"])
-        why = why.strip() if isinstance(why, str) else why[0]
-        tap.ok(True, f"{name} crash> ktrepl # SKIP crash "
-               f"{ktvm.crash_version()} cannot open this kernel's dumps: "
-               f"it says '{why}' of the vmlinux whose build id "
-               "ktrepl-dump matched to this dump; ktrepl-dump --vmcore "
-               "covered it above")
-    else:
-        tap.ok("int_sqrt+0x4" in cout and "DIVERGED: 1 violation" in cout,
-               f"{name} crash> ktrepl -v finds the flip, int_sqrt+0x4",
-               cout[-2000:])
+    rc, cout = ktvm.crash(ktvm.debug_vmlinux(KERNEL), core, "ktrepl -v",
+                          kernel=KERNEL)
+    args = ktvm.kernel_profile(KERNEL).get("CRASH_ARGS", "")
+    tap.ok("int_sqrt+0x4" in cout and "DIVERGED: 1 violation" in cout,
+           f"{name} crash {args}> ktrepl -v finds the flip, int_sqrt+0x4",
+           cout[-2000:])
 
 shutil.rmtree(tmp, ignore_errors=True)
 tap.done()

@@ -4,7 +4,7 @@
 . /lib.sh
 insmod /lib/modules/ktrepl.ko fault_inject=1
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
-audit_settle
+quiesce_audit
 echo "flip node=$R sym=int_sqrt off=4" > $D/inject
 emit verify ktrepl-dump -j --verify
 done_testing

@@ -77,6 +77,24 @@ audit_settle() {
 	done
 }
 
+# quiesce_audit: for a flip that must survive until a dump. A patch on
+# the flipped byte's page would let the audit (arm64) repair the flip as
+# a missed write; with 16K pages most pages see one. Stop the audit (its
+# last pass may still be queued) and wait until patching calms down
+# (perf's static keys go off a second after ktrepl-top exits).
+quiesce_audit() {
+	[ -w /sys/module/ktrepl/parameters/audit_period_ms ] &&
+		echo 0 > /sys/module/ktrepl/parameters/audit_period_ms
+	_p0=-1
+	_a0=-1
+	while [ "$(patches)" != "$_p0" ] ||
+		[ "$(head -n1 $D/summary | kv audits)" != "$_a0" ]; do
+		_p0=$(patches)
+		_a0=$(head -n1 $D/summary | kv audits)
+		sleep 3
+	done
+}
+
 # replicas_on_their_nodes: every replica extent's first and last page lie
 # on its node's memory node, by sysfs; prints "BAD N" and the count.
 # One awk pass: a boot can have 150 extents, and forking per extent took

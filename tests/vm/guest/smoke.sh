@@ -52,20 +52,7 @@ start_load
 emit top ktrepl-top -j -n 2 -d 1
 stop_load
 
-# A patch on the flipped byte's page would let the audit (arm64) repair
-# the flip as a missed write before the dump is taken: stop the audit
-# (its last pass may still be queued) and let patching calm down
-# (perf's static keys go off a second after ktrepl-top exits).
-audit=/sys/module/ktrepl/parameters/audit_period_ms
-[ -w $audit ] && echo 0 > $audit
-p0=-1
-a0=-1
-while [ "$(patches)" != "$p0" ] ||
-	[ "$(head -n1 $D/summary | kv audits)" != "$a0" ]; do
-	p0=$(patches)
-	a0=$(head -n1 $D/summary | kv audits)
-	sleep 3
-done
+quiesce_audit
 check "inject: flip int_sqrt+0x4 on node $R" \
 	sh -c "echo 'flip node=$R sym=int_sqrt off=4' > $D/inject"
 emit verify ktrepl-dump -j --verify

@@ -106,6 +106,7 @@ struct kt_vdiff_stats {
 	uint64_t compared;
 	int64_t slide;		/* KASLR: runtime minus link address */
 	uint64_t unexplained;	/* ranges no patch site or relocation explains */
+	bool relocs_inferred;	/* see struct kt_vmlinux */
 	struct {
 		const char *name;
 		uint64_t ranges;

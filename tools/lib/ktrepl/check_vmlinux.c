@@ -155,6 +155,7 @@ int kt_diff_vmlinux_run(struct kt_target *t, const struct kt_vmlinux *v,
 	end = t->st->regions[vr.region].end;
 	vr.slide = (int64_t)(va - v->stext);
 	stats->slide = vr.slide;
+	stats->relocs_inferred = v->relocs_inferred;
 	if (end - va != v->etext - v->stext)
 		return kt_err_set(err, EINVAL,
 				  "%s: its text is %" PRIu64 " bytes, the kernel's %" PRIu64 ": another build",

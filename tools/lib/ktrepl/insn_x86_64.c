@@ -139,8 +139,14 @@ bool kt_x86_site_bytes_valid(enum kt_site_kind kind, uint32_t len,
 		return mem[0] == OP_RET || mem[0] == OP_JMP32 || is_jcc32(mem);
 	case KT_SITE_LOCK_PREFIX:
 		return mem[0] == 0xf0 || mem[0] == 0x3e;
+	case KT_SITE_ENDBR_SEAL:
+		/* ENDBR64, or the 4-byte NOP the boot poisons it with */
+		return len == 4 && (!memcmp(mem, "\xf3\x0f\x1e\xfa", 4) ||
+				    !memcmp(mem, "\x66\x0f\x1f\x00", 4));
 	default:
-		/* alternatives, retpolines, paravirt: any replacement */
+		/* alternatives, retpolines, paravirt: any replacement;
+		 * runtime constants: any value
+		 */
 		return true;
 	}
 }

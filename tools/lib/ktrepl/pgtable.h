@@ -49,6 +49,8 @@ enum kt_site_kind {
 	KT_SITE_JUMP_LABEL,
 	KT_SITE_STATIC_CALL,
 	KT_SITE_LOCK_PREFIX,
+	KT_SITE_ENDBR_SEAL,	/* 6.2+: unused ENDBR64s poisoned at boot */
+	KT_SITE_RUNTIME_CONST,	/* 6.11+: immediates set once at boot */
 	KT_SITE_NR,
 };
 

@@ -249,6 +249,8 @@ void kt_report_vdiff_end(struct kt_out *out, const struct kt_vdiff_stats *s)
 		jsonw_end_array(out->jw);
 		jsonw_uint_field(out->jw, "compared_bytes", s->compared);
 		jsonw_int_field(out->jw, "kaslr_slide", s->slide);
+		jsonw_string_field(out->jw, "relocations",
+				   s->relocs_inferred ? "inferred" : "file");
 		jsonw_uint_field(out->jw, "unexplained", s->unexplained);
 		jsonw_name(out->jw, "kinds");
 		jsonw_start_object(out->jw);
@@ -267,6 +269,8 @@ void kt_report_vdiff_end(struct kt_out *out, const struct kt_vdiff_stats *s)
 	fprintf(out->fp, "\n%" PRIu64 " range%s explained by no patch site or relocation%s\n",
 		s->unexplained, s->unexplained == 1 ? "" : "s",
 		s->unexplained ? ": not the kernel's doing" : "");
+	if (s->relocs_inferred)
+		fprintf(out->fp, "(the vmlinux has no .rela.text: a KASLR relocation is recognised by its value, the file's plus the slide)\n");
 }
 
 void kt_report_verify_begin(struct kt_out *out, bool tap)

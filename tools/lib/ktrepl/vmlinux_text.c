@@ -18,10 +18,22 @@ const char *const kt_site_names[KT_SITE_NR] = {
 	[KT_SITE_JUMP_LABEL] = "jump_label",
 	[KT_SITE_STATIC_CALL] = "static_call",
 	[KT_SITE_LOCK_PREFIX] = "lock_prefix",
+	[KT_SITE_ENDBR_SEAL] = "endbr_seal",
+	[KT_SITE_RUNTIME_CONST] = "runtime_const",
 };
 
-/* entry sizes of the tables as Linux 6.1 lays them out (x86_64) */
-#define ALT_INSTR_SIZE 12	/* s32 instr, s32 repl, u16 cpuid, u8, u8 */
+/*
+ * struct alt_instr: s32 instr_offset, s32 repl_offset, the CPU feature,
+ * u8 instrlen, u8 replacementlen. 6.3 widened the feature from a u16 to
+ * a u32 (ft_flags). The file's layout is the one under which every entry
+ * points into .altinstr_replacement and pads its site to its replacement.
+ */
+static const struct kt_alt_layout alt_layouts[] = {
+	{ .entry = 12, .instrlen = 10 },	/* up to 6.2 */
+	{ .entry = 14, .instrlen = 12 },	/* 6.3 and later */
+};
+
+/* entry sizes of the other tables (x86_64, the same from 6.1 to 6.12) */
 #define PARAVIRT_SITE_SIZE 16	/* u8 *instr, u8 type, u8 len */
 #define JUMP_ENTRY_SIZE 16	/* s32 code, s32 target, long key */
 #define STATIC_CALL_SITE_SIZE 8	/* s32 addr, s32 key */
@@ -88,7 +100,7 @@ static int read_table(struct kt_vmlinux *v, const struct table *t,
 		return 0;
 	if ((t->end - t->start) % entry)
 		return kt_err_set(err, EPROTO,
-				  "%s: a table at 0x%" PRIx64 " is not made of %zu-byte entries; not a Linux 6.1 x86_64 vmlinux?",
+				  "%s: a table at 0x%" PRIx64 " is not made of %zu-byte entries; not a Linux 6.1 to 6.12 x86_64 vmlinux?",
 				  v->path, t->start, entry);
 	*buf = malloc(t->end - t->start);
 	if (!*buf)
@@ -136,12 +148,11 @@ static uint32_t insn_len(struct kt_vmlinux *v, uint64_t va)
 typedef void (*site_decode_fn)(struct kt_vmlinux *v, uint64_t at,
 			       const uint8_t *e, uint64_t *va, uint32_t *len);
 
-/* struct alt_instr: s32 instr_offset, s32 repl_offset, u16 cpuid, u8 len */
 static void decode_alt(struct kt_vmlinux *v, uint64_t at, const uint8_t *e,
 		       uint64_t *va, uint32_t *len)
 {
 	*va = at + s32_at(e);
-	*len = e[10];
+	*len = e[v->alt->instrlen];
 }
 
 /* struct paravirt_patch_site: u8 *instr, u8 type, u8 len */
@@ -176,7 +187,23 @@ static void decode_rel_call(struct kt_vmlinux *v, uint64_t at,
 	*len = 5;
 }
 
-/* .smp_locks: a self-relative s32 to a one-byte lock prefix */
+/* .ibt_endbr_seal: a self-relative s32 to an ENDBR64 */
+static void decode_rel_endbr(struct kt_vmlinux *v, uint64_t at,
+			     const uint8_t *e, uint64_t *va, uint32_t *len)
+{
+	*va = at + s32_at(e);
+	*len = 4;
+}
+
+/* runtime_ptr_SYM: a self-relative s32 to a mov's 8-byte immediate */
+static void decode_rel_imm64(struct kt_vmlinux *v, uint64_t at,
+			     const uint8_t *e, uint64_t *va, uint32_t *len)
+{
+	*va = at + s32_at(e);
+	*len = 8;
+}
+
+/* .smp_locks and runtime_shift_SYM: a self-relative s32 to one byte */
 static void decode_rel_prefix(struct kt_vmlinux *v, uint64_t at,
 			      const uint8_t *e, uint64_t *va, uint32_t *len)
 {
@@ -195,8 +222,8 @@ static const struct site_table {
 	site_decode_fn decode;
 	enum kt_site_kind kind;
 } site_tables[] = {
-	{ ".altinstructions", NULL, NULL, ALT_INSTR_SIZE, decode_alt,
-	  KT_SITE_ALTERNATIVE },
+	/* entry 0: the file's alt_layouts[] entry */
+	{ ".altinstructions", NULL, NULL, 0, decode_alt, KT_SITE_ALTERNATIVE },
 	{ ".retpoline_sites", NULL, NULL, 4, decode_rel_branch,
 	  KT_SITE_RETPOLINE },
 	{ ".return_sites", NULL, NULL, 4, decode_rel_branch,
@@ -204,6 +231,8 @@ static const struct site_table {
 	{ ".parainstructions", NULL, NULL, PARAVIRT_SITE_SIZE, decode_paravirt,
 	  KT_SITE_PARAVIRT },
 	{ ".smp_locks", NULL, NULL, 4, decode_rel_prefix, KT_SITE_LOCK_PREFIX },
+	{ ".ibt_endbr_seal", NULL, NULL, 4, decode_rel_endbr,
+	  KT_SITE_ENDBR_SEAL },
 	{ NULL, "__start_mcount_loc", "__stop_mcount_loc", 8, decode_mcount,
 	  KT_SITE_FTRACE },
 	{ NULL, "__start___jump_table", "__stop___jump_table", JUMP_ENTRY_SIZE,
@@ -214,20 +243,69 @@ static const struct site_table {
 
 #define NR_SITE_TABLES (sizeof(site_tables) / sizeof(site_tables[0]))
 
+/* does every entry of the table fit this struct alt_instr layout? */
+static bool alt_layout_fits(const struct kt_alt_layout *l,
+			    const struct table *t, const struct table *repl,
+			    const uint8_t *b)
+{
+	uint64_t size = t->end - t->start, i;
+
+	if (size % l->entry)
+		return false;
+	for (i = 0; i < size / l->entry; i++) {
+		const uint8_t *e = b + i * l->entry;
+		uint64_t to = t->start + i * l->entry + 4 + s32_at(e + 4);
+		uint8_t instrlen = e[l->instrlen], repllen = e[l->instrlen + 1];
+
+		if (to < repl->start || to + repllen > repl->end ||
+		    instrlen < repllen)
+			return false;
+	}
+	return true;
+}
+
+static int choose_alt_layout(struct kt_vmlinux *v, const struct table *t,
+			     const struct table *repl, struct kt_err *err)
+{
+	uint64_t size = t->end - t->start;
+	uint8_t *b;
+	size_t i;
+
+	v->alt = &alt_layouts[0];
+	if (!t->start || t->end <= t->start)
+		return 0;
+	b = malloc(size);
+	if (!b)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	if (kt_vmlinux_read(v, t->start, b, size, err)) {
+		free(b);
+		return -err->code;
+	}
+	for (i = 0; i < sizeof(alt_layouts) / sizeof(alt_layouts[0]); i++)
+		if (alt_layout_fits(&alt_layouts[i], t, repl, b))
+			break;
+	free(b);
+	if (i == sizeof(alt_layouts) / sizeof(alt_layouts[0]))
+		return kt_err_set(err, EPROTO,
+				  "%s: .altinstructions fits no struct alt_instr layout known (Linux 6.1 to 6.12)",
+				  v->path);
+	v->alt = &alt_layouts[i];
+	return 0;
+}
+
 static int load_table_sites(struct kt_vmlinux *v, const struct site_table *st,
 			    const struct table *t, struct kt_err *err)
 {
-	size_t n, i;
+	size_t entry = st->entry ? st->entry : v->alt->entry, n, i;
 	uint8_t *b;
 	int ret;
 
-	ret = read_table(v, t, st->entry, &b, &n, err);
+	ret = read_table(v, t, entry, &b, &n, err);
 	for (i = 0; i < n && !ret; i++) {
 		uint64_t va;
 		uint32_t len;
 
-		st->decode(v, t->start + i * st->entry, b + i * st->entry, &va,
-			   &len);
+		st->decode(v, t->start + i * entry, b + i * entry, &va, &len);
 		ret = add_site(v, va, len, st->kind, err);
 	}
 	free(b);
@@ -242,6 +320,51 @@ static int load_sites(struct kt_vmlinux *v, const struct table *tables,
 
 	for (i = 0; i < NR_SITE_TABLES && !ret; i++)
 		ret = load_table_sites(v, &site_tables[i], &tables[i], err);
+	return ret;
+}
+
+/*
+ * runtime_ptr_SYM and runtime_shift_SYM (6.11+): one section per
+ * constant, each a table of self-relative s32s to the immediates the
+ * boot sets (runtime_const_init()).
+ */
+static const struct runtime_const_table {
+	const char *prefix;
+	site_decode_fn decode;
+} runtime_const_tables[] = {
+	{ "runtime_ptr_", decode_rel_imm64 },
+	{ "runtime_shift_", decode_rel_prefix },
+};
+
+static int load_runtime_const_sites(struct kt_vmlinux *v, size_t shstrndx,
+				    struct kt_err *err)
+{
+	Elf_Scn *scn = NULL;
+	size_t i;
+	int ret = 0;
+
+	while (!ret && (scn = elf_nextscn(v->elf, scn))) {
+		const char *name;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(v->elf, shstrndx, shdr.sh_name);
+		for (i = 0; name && i < sizeof(runtime_const_tables) /
+					       sizeof(runtime_const_tables[0]);
+		     i++) {
+			const struct runtime_const_table *rc =
+				&runtime_const_tables[i];
+			struct site_table st = { .entry = 4,
+						 .decode = rc->decode,
+						 .kind = KT_SITE_RUNTIME_CONST };
+			struct table t = { shdr.sh_addr,
+					   shdr.sh_addr + shdr.sh_size };
+
+			if (!strncmp(name, rc->prefix, strlen(rc->prefix)))
+				ret = load_table_sites(v, &st, &t, err);
+		}
+	}
 	return ret;
 }
 
@@ -390,7 +513,7 @@ static int scan_symbols(struct kt_vmlinux *v, struct table *t,
 int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
 		    struct kt_err *err)
 {
-	struct table tables[NR_SITE_TABLES] = { 0 };
+	struct table tables[NR_SITE_TABLES] = { 0 }, alt_repl = { 0 };
 	size_t reloc_cap = 0, shstrndx, i;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
@@ -429,6 +552,9 @@ int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
 			v->secs[v->nr_secs++] = (struct kt_vmlinux_section){
 				shdr.sh_addr, shdr.sh_size, shdr.sh_offset
 			};
+		if (name && !strcmp(name, ".altinstr_replacement"))
+			alt_repl = (struct table){ shdr.sh_addr,
+						   shdr.sh_addr + shdr.sh_size };
 		for (i = 0; name && i < NR_SITE_TABLES; i++)
 			if (site_tables[i].section &&
 			    !strcmp(name, site_tables[i].section))
@@ -448,12 +574,13 @@ int kt_vmlinux_open(struct kt_vmlinux *v, const char *path,
 		if (name && !strcmp(name, ".rela.text"))
 			ret = load_relocs(v, scn, &shdr, &reloc_cap, err);
 	}
-	if (!ret && !v->nr_relocs)
-		ret = kt_err_set(err, ENOENT,
-				 "%s: no .rela.text: KASLR relocations cannot be told from changes (use the -dbg vmlinux, built with --emit-relocs)",
-				 path);
+	v->relocs_inferred = !v->nr_relocs;
+	if (!ret)
+		ret = choose_alt_layout(v, &tables[0], &alt_repl, err);
 	if (!ret)
 		ret = load_sites(v, tables, err);
+	if (!ret)
+		ret = load_runtime_const_sites(v, shstrndx, err);
 	if (ret) {
 		kt_vmlinux_close(v);
 		return ret;
@@ -521,6 +648,44 @@ static const struct kt_reloc *first_reloc(const struct kt_vmlinux *v,
 	return lo < v->nr_relocs ? &v->relocs[lo] : NULL;
 }
 
+/* does a field of size bytes at va hold the file's value moved by slide? */
+static bool field_moved(uint64_t base, const uint8_t *mem,
+			const uint8_t *file, uint64_t buflen, uint64_t va,
+			uint8_t size, int8_t sign, int64_t slide)
+{
+	uint64_t fv = 0, mv = 0, want;
+
+	if (va < base || va + size > base + buflen)
+		return false;
+	memcpy(&fv, file + (va - base), size);
+	memcpy(&mv, mem + (va - base), size);
+	want = fv + (uint64_t)(sign * slide);
+	if (size == 4)
+		want &= 0xffffffffULL;
+	return mv == want;
+}
+
+/* some 4- or 8-byte field over at, of either sign for 4 bytes */
+static bool inferred_field_moved(uint64_t base, const uint8_t *mem,
+				 const uint8_t *file, uint64_t buflen,
+				 uint64_t at, int64_t slide)
+{
+	static const struct {
+		uint8_t size;
+		int8_t sign;
+	} shapes[] = { { 8, 1 }, { 4, 1 }, { 4, -1 } };
+	size_t i;
+	uint64_t va;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		for (va = at >= shapes[i].size - 1U ? at - (shapes[i].size - 1U) : 0;
+		     va <= at; va++)
+			if (field_moved(base, mem, file, buflen, va,
+					shapes[i].size, shapes[i].sign, slide))
+				return true;
+	return false;
+}
+
 bool kt_vmlinux_relocated(const struct kt_vmlinux *v, uint64_t base,
 			  const uint8_t *mem, const uint8_t *file,
 			  uint64_t buflen, uint64_t va, uint64_t len,
@@ -534,20 +699,19 @@ bool kt_vmlinux_relocated(const struct kt_vmlinux *v, uint64_t base,
 
 		if (mem[at - base] == file[at - base])
 			continue;
+		if (v->relocs_inferred) {
+			if (!slide || !inferred_field_moved(base, mem, file,
+							    buflen, at, slide))
+				return false;
+			continue;
+		}
 		/* a field covering at starts at most 7 bytes before it */
 		for (r = first_reloc(v, at >= 7 ? at - 7 : 0);
 		     r && r < v->relocs + v->nr_relocs && r->va <= at; r++) {
-			uint64_t fv = 0, mv = 0, want;
-
-			if (at >= r->va + r->size || r->va < base ||
-			    r->va + r->size > base + buflen)
+			if (at >= r->va + r->size)
 				continue;
-			memcpy(&fv, file + (r->va - base), r->size);
-			memcpy(&mv, mem + (r->va - base), r->size);
-			want = fv + (uint64_t)(r->sign * slide);
-			if (r->size == 4)
-				want &= 0xffffffffULL;
-			if (mv == want) {
+			if (field_moved(base, mem, file, buflen, r->va,
+					r->size, r->sign, slide)) {
 				ok = true;
 				break;
 			}

@@ -35,6 +35,11 @@ struct kt_reloc {
 	int8_t sign;
 };
 
+struct kt_alt_layout {
+	uint8_t entry;
+	uint8_t instrlen;	/* replacementlen follows it */
+};
+
 struct kt_vmlinux_section {
 	uint64_t addr;
 	uint64_t size;
@@ -51,6 +56,14 @@ struct kt_vmlinux {
 	size_t nr_sites, sites_cap;
 	struct kt_reloc *relocs;	/* sorted by va */
 	size_t nr_relocs;
+	/*
+	 * No .rela.text: from 6.9 x86 strips the relocations from vmlinux
+	 * (they live only in the boot image). A relocated field is then
+	 * recognised by its value: memory equals the file plus the slide.
+	 */
+	bool relocs_inferred;
+	/* struct alt_instr: its size and where instrlen is, per series */
+	const struct kt_alt_layout *alt;
 	uint64_t stext;	/* link-time _stext and _etext */
 	uint64_t etext;
 };
@@ -67,7 +80,9 @@ const struct kt_site *kt_vmlinux_site(const struct kt_vmlinux *v, uint64_t va);
  * Do KASLR relocations explain every differing byte of [va, va + len)?
  * mem and file hold the bytes of [base, base + buflen), which must hold
  * whole relocated fields; base and va are link-time addresses, slide is
- * runtime minus link address.
+ * runtime minus link address. With relocs_inferred, any 4- or 8-byte
+ * field over a differing byte that holds the file's value moved by the
+ * slide counts as relocated.
  */
 bool kt_vmlinux_relocated(const struct kt_vmlinux *v, uint64_t base,
 			  const uint8_t *mem, const uint8_t *file,
