@@ -150,7 +150,29 @@ static int collect_diff(const struct kt_diff *d, void *arg)
 	return 0;
 }
 
-/* the exception PC and return addresses of the panic task, from crash's bt */
+/*
+ * crash's bt, false where it gave up. A crash older than the kernel may
+ * not know how to unwind its stacks: its bt then leaves through the main
+ * loop's longjmp, which would end the whole command.
+ */
+static bool back_trace_caught(struct bt_info *bt)
+{
+	jmp_buf main_loop_env;
+
+	memcpy(main_loop_env, pc->main_loop_env, sizeof(main_loop_env));
+	if (setjmp(pc->main_loop_env)) {
+		memcpy(pc->main_loop_env, main_loop_env, sizeof(main_loop_env));
+		return false;
+	}
+	back_trace(bt);
+	memcpy(pc->main_loop_env, main_loop_env, sizeof(main_loop_env));
+	return true;
+}
+
+/*
+ * The exception PC and return addresses of the panic task, from crash's
+ * bt; -1 when crash cannot read its stack.
+ */
 static int panic_addresses(ulong *addrs, int max)
 {
 	struct bt_info bt_info, *bt = &bt_info;
@@ -164,8 +186,14 @@ static int panic_addresses(ulong *addrs, int max)
 		return 0;
 	bt->stackbase = GET_STACKBASE(bt->task);
 	bt->stacktop = GET_STACKTOP(bt->task);
+	/* a crash older than the kernel may not know its stack size */
+	if (!bt->stackbase || bt->stacktop <= bt->stackbase)
+		return -1;
 	open_tmpfile();
-	back_trace(bt);
+	if (!back_trace_caught(bt)) {
+		close_tmpfile();
+		return -1;
+	}
 	rewind(pc->tmpfile);
 	while (fgets(line, sizeof(line), pc->tmpfile) && n < max) {
 		/* "[exception RIP: f+0x1]" carries "RIP: ffff..." below it */
@@ -304,6 +332,15 @@ static void panic_analysis(struct session *s)
 	 * it, and no replica diff shows it: the file does.
 	 */
 	master_vs_file(s, &pd);
+	if (n < 0) {
+		for (j = 0; j < pd.n; j++)
+			kt_report_diff(&s->out, &s->st, &pd.d[j]);
+		fprintf(fp, "verdict: unknown: this crash cannot read the panic task's stack on this kernel; %d range%s differ%s on node %d (above)\n",
+			pd.n, pd.n == 1 ? "" : "s", pd.n == 1 ? "s" : "",
+			ns->memory_node);
+		free(pd.d);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		char sym[160];
 

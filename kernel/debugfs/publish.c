@@ -142,13 +142,19 @@ static int summary_show(struct seq_file *m, void *v)
 			   prov->regions[r].name, prov->regions[r].start,
 			   prov->regions[r].end,
 			   prov->regions[r].end - prov->regions[r].start);
-	for (r = 0; r < nr_mods; r++)
+	for (r = 0; r < nr_mods; r++) {
 		seq_printf(m,
-			   "module=%s start=0x%lx text_end=0x%lx end=0x%lx size=%lu orig_node=%d master_copies=%u since_ns=%llu\n",
+			   "module=%s start=0x%lx text_end=0x%lx end=0x%lx size=%lu orig_node=%d master_copies=%u since_ns=%llu",
 			   mods[r].name, mods[r].start, mods[r].text_end,
 			   mods[r].end, mods[r].end - mods[r].start,
 			   mods[r].orig_node, mods[r].master_copies,
 			   mods[r].since_ns);
+		/* 6.4+: the rodata apart; older readers ignore the keys */
+		if (mods[r].rodata_end)
+			seq_printf(m, " rodata_start=0x%lx rodata_end=0x%lx",
+				   mods[r].rodata_start, mods[r].rodata_end);
+		seq_putc(m, '\n');
+	}
 	kvfree(mods);
 	return 0;
 }

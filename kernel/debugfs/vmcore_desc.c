@@ -98,6 +98,7 @@ static void refresh_bound(void)
 static void refresh_modules(void)
 {
 	struct ktrepl_module_info *mods;
+	struct ktrepl_desc_module_rodata *rodata;
 	struct ktrepl_desc_module *slots;
 	int i, n;
 
@@ -108,10 +109,14 @@ static void refresh_modules(void)
 		return;
 	n = prov->modules(mods, KTREPL_DESC_MAX_MODULES);
 	slots = (void *)desc + desc->modules_off;
+	rodata = (void *)desc + desc->module_rodata_off;
 	for (i = 0; i < KTREPL_DESC_MAX_MODULES; i++) {
 		struct ktrepl_desc_module m = { .orig_node = -1 };
+		struct ktrepl_desc_module_rodata ro = { 0 };
 
 		if (i < n) {
+			ro.start = mods[i].rodata_start;
+			ro.end = mods[i].rodata_end;
 			strscpy(m.name, mods[i].name, sizeof(m.name));
 			m.start = mods[i].start;
 			m.text_end = mods[i].text_end;
@@ -120,6 +125,7 @@ static void refresh_modules(void)
 			m.master_copies = mods[i].master_copies;
 		}
 		slots[i] = m;
+		rodata[i] = ro;
 	}
 	kvfree(mods);
 }
@@ -243,7 +249,8 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
 	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task) +
 	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound) +
-	       KTREPL_DESC_MAX_MODULES * sizeof(struct ktrepl_desc_module);
+	       KTREPL_DESC_MAX_MODULES * (sizeof(struct ktrepl_desc_module) +
+			sizeof(struct ktrepl_desc_module_rodata));
 	if (size > KTREPL_DESC_MAX_BYTES)
 		return -E2BIG;
 	desc_order = get_order(size);
@@ -310,6 +317,9 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		desc->nr_modules = KTREPL_DESC_MAX_MODULES;
 		off += KTREPL_DESC_MAX_MODULES *
 		       sizeof(struct ktrepl_desc_module);
+		desc->module_rodata_off = off;
+		off += KTREPL_DESC_MAX_MODULES *
+		       sizeof(struct ktrepl_desc_module_rodata);
 	}
 
 	desc->abi = KTREPL_ABI_VERSION;

@@ -17,25 +17,33 @@
 	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
 
 /*
- * The core text and rodata of a module, as the engine replicates them:
- * one range, text first. Up to 6.3 the loader put both in one
- * allocation. From 6.4 (struct module_memory) each is its own vmalloc
- * area, and only the text is taken: a module's rodata is not replicated
- * on those kernels (docs/abi.md).
+ * The core text and rodata of a module, as the engine replicates them.
+ * Up to 6.3 the loader put both in one allocation, text first: one range,
+ * [start, end), text up to text_end, and no second range. From 6.4
+ * (struct module_memory) each is its own vmalloc area: the text is
+ * [start, text_end = end) and the rodata [rodata_start, rodata_end).
  */
+struct ktr_compat_module_ranges {
+	unsigned long start, text_end, end;
+	unsigned long rodata_start, rodata_end;	/* 0: in the first range */
+};
+
 static inline void ktr_compat_module_core(const struct module *mod,
-					  unsigned long *start,
-					  unsigned long *text_end,
-					  unsigned long *end)
+					  struct ktr_compat_module_ranges *r)
 {
 #if KTR_SINCE(6, 4)
-	*start = (unsigned long)mod->mem[MOD_TEXT].base;
-	*text_end = *start + mod->mem[MOD_TEXT].size;
-	*end = *text_end;
+	r->start = (unsigned long)mod->mem[MOD_TEXT].base;
+	r->text_end = r->start + PAGE_ALIGN(mod->mem[MOD_TEXT].size);
+	r->end = r->text_end;
+	r->rodata_start = (unsigned long)mod->mem[MOD_RODATA].base;
+	r->rodata_end = r->rodata_start + PAGE_ALIGN(mod->mem[MOD_RODATA].size);
+	if (!mod->mem[MOD_RODATA].size)
+		r->rodata_start = r->rodata_end = 0;
 #else
-	*start = (unsigned long)mod->core_layout.base;
-	*text_end = *start + mod->core_layout.text_size;
-	*end = *start + mod->core_layout.ro_size;
+	r->start = (unsigned long)mod->core_layout.base;
+	r->text_end = r->start + mod->core_layout.text_size;
+	r->end = r->start + mod->core_layout.ro_size;
+	r->rodata_start = r->rodata_end = 0;
 #endif
 }
 

@@ -90,6 +90,15 @@ struct ktrepl_desc_module {
 
 #define KTREPL_DESC_MAX_MODULES 256
 
+/*
+ * modules[i]'s rodata where it is an area of its own (from Linux 6.4);
+ * 0..0 where it follows the text inside start..end.
+ */
+struct ktrepl_desc_module_rodata {
+	__u64 start;
+	__u64 end;
+};
+
 struct ktrepl_desc {
 	char magic[KTREPL_DESC_MAGIC_LEN];
 	__u32 abi;
@@ -132,6 +141,9 @@ struct ktrepl_desc {
 	/* the same rule: slots of modules[], and their offset (0: none) */
 	__u32 nr_modules;
 	__u32 modules_off;
+	/* the same rule: module_rodata[], nr_modules slots (0: none) */
+	__u32 module_rodata_off;
+	__u32 reserved;
 };
 
 #endif

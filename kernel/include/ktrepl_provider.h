@@ -79,8 +79,10 @@ struct ktrepl_task_record {
 struct ktrepl_module_info {
 	char name[64];
 	unsigned long start;	/* first byte of its core text */
-	unsigned long text_end;	/* rodata follows, up to end */
+	unsigned long text_end;	/* rodata follows, up to end (to 6.3) */
 	unsigned long end;
+	/* from 6.4 its rodata, an area of its own; 0 before */
+	unsigned long rodata_start, rodata_end;
 	int orig_node;		/* node of its own first page */
 	unsigned int master_copies;	/* pages the master node runs a copy of */
 	u64 since_ns;		/* local_clock() once every node mapped it */

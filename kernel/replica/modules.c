@@ -78,7 +78,10 @@ struct ktr_module {
 	struct list_head list;	/* in ktr_modules: RCU, writers under mods_lock */
 	struct module *mod;	/* valid while listed and followed */
 	char name[MODULE_NAME_LEN];
+	/* [start, end): text up to text_end, then (to 6.3) its rodata */
 	unsigned long start, text_end, end;
+	/* from 6.4 the rodata is an area of its own; 0 before */
+	unsigned long rodata_start, rodata_end;
 	struct ktr_chunk *chunks;
 	int nr_chunks;
 	struct ktr_master_copy *master_copies;	/* [nr_chunks] */
@@ -112,12 +115,31 @@ static atomic64_t nr_mirrored;
  */
 static unsigned long mirror_lo = ULONG_MAX, mirror_last;
 
+static bool module_covers(const struct ktr_module *km, unsigned long va)
+{
+	return (va >= km->start && va < km->end) ||
+	       (va >= km->rodata_start && va < km->rodata_end);
+}
+
+static unsigned long module_bytes(const struct ktr_module *km)
+{
+	return km->end - km->start + km->rodata_end - km->rodata_start;
+}
+
+/* every TLB entry of the module's ranges; context: any */
+static void flush_module(const struct ktr_module *km)
+{
+	ktr_arch.flush_kernel_range(km->start, km->end);
+	if (km->rodata_end)
+		ktr_arch.flush_kernel_range(km->rodata_start, km->rodata_end);
+}
+
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 {
 	struct ktr_module *km;
 
 	list_for_each_entry_rcu(km, &ktr_modules, list, true) {
-		if (va < km->start || va >= km->end)
+		if (!module_covers(km, va))
 			continue;
 		if (!READ_ONCE(km->ready) ||
 		    (mapped_only && !READ_ONCE(km->mapped)))
@@ -410,31 +432,49 @@ static void free_module_replicas(struct ktr_module *km)
 	kfree(km);
 }
 
-/* chunks over the master's 4 KiB leaves of [start, end) */
-static int collect_module_chunks(struct ktr_module *km)
+/* chunks over the master's 4 KiB leaves of [start, end), appended */
+static int collect_range(struct ktr_module *km, unsigned long start,
+			 unsigned long end)
 {
 	unsigned long va;
-	int n = 0;
 
-	km->chunks = kcalloc((km->end - km->start) >> PAGE_SHIFT,
-			     sizeof(*km->chunks), GFP_KERNEL);
-	if (!km->chunks)
-		return -ENOMEM;
-	for (va = km->start; va < km->end; va += PAGE_SIZE) {
+	for (va = start; va < end; va += PAGE_SIZE) {
 		int level;
 		u64 e = READ_ONCE(*ktr_walk(ktr.master_root, va, -1, &level));
-		struct ktr_chunk *c = &km->chunks[n];
+		struct ktr_chunk *c = &km->chunks[km->nr_chunks];
 
 		if (!ktr_arch.present(e) || level != ktr.geom.levels - 1)
 			return -EINVAL;
 		c->va = va;
 		c->page_shift = PAGE_SHIFT;
-		c->region = va < km->text_end ? 0 : 1;
+		c->region = va >= km->start && va < km->text_end ? 0 : 1;
 		c->master_pa = e & ktr.geom.addr_mask;
-		n++;
+		km->nr_chunks++;
 	}
-	km->nr_chunks = n;
 	return 0;
+}
+
+/* the chunks of both ranges, in VA order (lookups bisect them) */
+static int collect_module_chunks(struct ktr_module *km)
+{
+	bool rodata_first = km->rodata_end && km->rodata_start < km->start;
+	int ret;
+
+	km->chunks = kcalloc(module_bytes(km) >> PAGE_SHIFT,
+			     sizeof(*km->chunks), GFP_KERNEL);
+	if (!km->chunks)
+		return -ENOMEM;
+	if (rodata_first) {
+		ret = collect_range(km, km->rodata_start, km->rodata_end);
+		if (!ret)
+			ret = collect_range(km, km->start, km->end);
+	} else {
+		ret = collect_range(km, km->start, km->end);
+		if (!ret)
+			ret = collect_range(km, km->rodata_start,
+					    km->rodata_end);
+	}
+	return ret;
 }
 
 static int alloc_module_replicas(struct ktr_module *km)
@@ -607,7 +647,7 @@ static int move_leaves_now(void *arg)
 			WRITE_ONCE(*w[i].entry, 0);
 		if (ktr_arch.tables_changed)
 			ktr_arch.tables_changed();
-		ktr_arch.flush_kernel_range(km->start, km->end);
+		flush_module(km);
 	}
 	for (i = 0; i < m->nr_writes; i++)
 		WRITE_ONCE(*w[i].entry, w[i].val);
@@ -646,7 +686,7 @@ static void move_leaves(struct ktr_module *km, bool to_copies)
 		move_leaves_now(&m);
 		local_irq_restore(flags);
 	}
-	ktr_arch.flush_kernel_range(km->start, km->end);
+	flush_module(km);
 	if (!ktr_arch.leaf_move_breaks && ktr.text_mutex)
 		mutex_unlock(ktr.text_mutex);
 }
@@ -699,7 +739,7 @@ static void master_leaves_global(struct ktr_module *km, bool global)
 			c->global_cleared = false;
 		}
 	}
-	ktr_arch.flush_kernel_range(km->start, km->end);
+	flush_module(km);
 }
 
 /* every leaf back on the loader's pages, every TLB flushed, unlisted */
@@ -744,6 +784,7 @@ static void protect_module(struct ktr_module *km)
 /* Context: process, under mods_lock. */
 static int replicate_module(struct module *mod)
 {
+	struct ktr_compat_module_ranges ranges;
 	struct ktr_module *km;
 	int ret;
 
@@ -760,7 +801,12 @@ static int replicate_module(struct module *mod)
 		return -ENOMEM;
 	km->mod = mod;
 	strscpy(km->name, mod->name, sizeof(km->name));
-	ktr_compat_module_core(mod, &km->start, &km->text_end, &km->end);
+	ktr_compat_module_core(mod, &ranges);
+	km->start = ranges.start;
+	km->text_end = ranges.text_end;
+	km->end = ranges.end;
+	km->rodata_start = ranges.rodata_start;
+	km->rodata_end = ranges.rodata_end;
 	if (km->end <= km->start) {
 		kfree(km);
 		return 0;
@@ -800,7 +846,7 @@ static int replicate_module(struct module *mod)
 	master_leaves_global(km, false);
 	km->since_ns = local_clock();
 	pr_info("module %s replicated: %lu KiB of text and rodata per node\n",
-		km->name, (km->end - km->start) >> 10);
+		km->name, module_bytes(km) >> 10);
 	return 0;
 }
 
@@ -990,6 +1036,8 @@ int ktr_modules_list(struct ktrepl_module_info *mods, int max)
 		mods[n].start = km->start;
 		mods[n].text_end = km->text_end;
 		mods[n].end = km->end;
+		mods[n].rodata_start = km->rodata_start;
+		mods[n].rodata_end = km->rodata_end;
 		mods[n].since_ns = km->since_ns;
 		mods[n].orig_node = ktrepl_pa_node(km->master_copies[0].loader_pa);
 		mods[n].master_copies = 0;

@@ -149,6 +149,66 @@ static void test_debugfs(struct kt_state *st)
 	       "4 CPUs from pgds, 2 workers from tasks");
 }
 
+/*
+ * From 6.4 a module's rodata is an area of its own: its record names it,
+ * it becomes "module:NAME/rodata", and each replica record goes to the
+ * region whose range holds its VA.
+ */
+static void test_module_rodata(void)
+{
+	static const char module[] =
+		"module=vfat start=0xffffffffc0100000 text_end=0xffffffffc0104000 "
+		"end=0xffffffffc0104000 size=16384 orig_node=1 master_copies=6 "
+		"since_ns=1 rodata_start=0xffffffffc0200000 "
+		"rodata_end=0xffffffffc0202000\nregion=rodata";
+	struct kt_state st;
+	struct kt_err err;
+	char dir[64], path[96];
+	int text, ro, ret;
+	FILE *fp;
+
+	if (damaged_copy(dir, "summary", "region=rodata", module)) {
+		tap_ok(0, "module rodata: fixture copy");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/replicas", dir);
+	fp = fopen(path, "a");
+	if (fp) {
+		fprintf(fp, "node=0 region=module va=0xffffffffc0100000 pa=0x1000000 size=16384 page_size=4096 pa_node=0 module=vfat\n"
+			    "node=0 region=module va=0xffffffffc0200000 pa=0x2000000 size=8192 page_size=4096 pa_node=0 module=vfat\n");
+		fclose(fp);
+	}
+	kt_err_clear(&err);
+	ret = kt_state_load_debugfs(&st, dir, &err);
+	text = ret ? -1 : kt_state_region(&st, "module:vfat");
+	ro = ret ? -1 : kt_state_region(&st, "module:vfat/rodata");
+	tap_ok(text >= 0 && ro >= 0 && st.regions[text].text_end ==
+		       st.regions[text].end &&
+		       st.regions[ro].start == 0xffffffffc0200000ULL &&
+		       st.regions[ro].text_end == st.regions[ro].start &&
+		       st.regions[ro].master_copies == 6 && st.regions[ro].module,
+	       "a module record with rodata_start/end: module:vfat (all text) and module:vfat/rodata (none) (%s)",
+	       err.msg);
+	tap_ok(!ret && st.nr_extents >= 2 &&
+		       st.extents[st.nr_extents - 2].region == text &&
+		       st.extents[st.nr_extents - 1].region == ro,
+	       "its replica records go to the region holding their VA");
+	if (!ret)
+		kt_state_free(&st);
+	remove_copy(dir);
+	if (damaged_copy(dir, "summary", "region=rodata",
+			 "module=vfat start=0x1000 text_end=0x2000 end=0x2000 rodata_start=0x5000 rodata_end=0x4000\nregion=rodata")) {
+		tap_ok(0, "module rodata: fixture copy");
+		return;
+	}
+	ret = kt_state_load_debugfs(&st, dir, &err);
+	tap_ok(ret < 0 && strstr(err.msg, "rodata_end before rodata_start"),
+	       "rodata_end before rodata_start is an error: %s", err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	remove_copy(dir);
+}
+
 static void test_debugfs_damage(void)
 {
 	static const struct {
@@ -370,6 +430,7 @@ int main(void)
 	memset(&live, 0, sizeof(live));
 	test_debugfs(&live);
 	test_debugfs_damage();
+	test_module_rodata();
 	desc = slurp(FIXTURE "/descriptor.bin", &len);
 	pa_text = slurp(FIXTURE "/descriptor.pa", &pa_len);
 	tap_ok(desc && pa_text && len > sizeof(struct ktrepl_desc),

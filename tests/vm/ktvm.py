@@ -606,16 +606,30 @@ def crash(vmlinux, core, *cmds, extend=True, timeout=600, kernel=None):
     """crash -s on a dump, with the kernel profile's CRASH_ARGS, our
     extension loaded first unless extend is False, cmds run: (exit status,
     stdout and stderr)."""
-    args = kernel_profile(kernel).get("CRASH_ARGS", "").split()
+    prof = kernel_profile(kernel)
+    args = prof.get("CRASH_ARGS", "").split()
     lines = ([f"extend {CRASH_EXT}"] if extend else []) + [*cmds, "quit"]
-    r = subprocess.run(["crash", "-s", *args, vmlinux, core],
-                       input="\n".join(lines) + "\n", capture_output=True,
-                       text=True, timeout=timeout)
-    return r.returncode, r.stdout + r.stderr
+    for attempt in range(3):
+        r = subprocess.run(["crash", "-s", *args, vmlinux, core],
+                           input="\n".join(lines) + "\n",
+                           capture_output=True, text=True, timeout=timeout)
+        out = r.stdout + r.stderr
+        # "heap": crash's own init overruns a heap buffer on these dumps,
+        # and glibc may abort the session later (CRASH_LIMITS)
+        if "heap" not in prof.get("CRASH_LIMITS", "").split() or \
+                not GLIBC_HEAP_ABORT.search(out):
+            break
+    return r.returncode, out
+
+
+GLIBC_HEAP_ABORT = re.compile(r"^(corrupted [a-z -]+|malloc\(\): .*|"
+                              r"free\(\): .*|double free .*)$", re.M)
 
 
 CRASH_LIMIT_WORDS = {
     "own": "read this kernel's tasks: its own commands (sys, bt) fail",
+    "stacks": "read this kernel's task stacks (it knows no stack size), "
+              "so ktrepl -p cannot follow the panic path",
     "modules": "read this kernel's modules (struct module changed in 6.4), "
                "so it has no module symbols",
 }
@@ -623,7 +637,8 @@ CRASH_LIMIT_WORDS = {
 
 def crash_limit(needs, kernel=None):
     """Why the kernel's crash cannot do what a check needs ("own": crash's
-    own commands, "modules": module symbols), from the profile's
+    own commands, "stacks": the panic task's stack, "modules": module
+    symbols), from the profile's
     CRASH_LIMITS; None where it can."""
     prof = kernel_profile(kernel)
     if needs not in prof.get("CRASH_LIMITS", "").split():

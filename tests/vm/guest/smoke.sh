@@ -25,6 +25,14 @@ mod=$(grep '^module=vfat ' $D/summary)
 echo "# $mod"
 check "vfat's text is replicated (a module record, size > 0)" \
 	test -n "$mod" -a "$(echo "$mod" | kv size)" -gt 0
+# from 6.4 its rodata is an area of its own, replicated too
+rs=$(echo "$mod" | kv rodata_start)
+if [ -n "$rs" ]; then
+	check "vfat's rodata (apart from its text) has a copy on node $R's memory" \
+		sh -c "grep '^node=$R region=module va=$rs .* pa_node=$R module=vfat\$' $D/replicas"
+else
+	echo "# vfat's rodata follows its text (a kernel before 6.4)"
+fi
 check "verify with vfat replicated: healthy" ktrepl-dump --verify
 # this kernel's text patching reaches every replica: a static key, a
 # kprobe, a filtered function tracer (every patch from the hook, none by

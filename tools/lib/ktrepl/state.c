@@ -355,6 +355,7 @@ static int summary_module(struct kt_state *st, const char *line,
 			  struct file_ctx *fc)
 {
 	struct kt_region_state *r = &st->regions[st->nr_regions];
+	uint64_t start, end;
 	char name[56];
 	int ret;
 
@@ -373,6 +374,16 @@ static int summary_module(struct kt_state *st, const char *line,
 	snprintf(r->name, sizeof(r->name), KT_MODULE_PREFIX "%s", name);
 	r->module = true;
 	st->nr_regions++;
+	/* 6.4+: the rodata apart */
+	if (!kt_kv_u64(line, "rodata_start", &start) &&
+	    !kt_kv_u64(line, "rodata_end", &end) && end) {
+		ret = kt_state_add_module_rodata(st, st->nr_regions - 1, start,
+						 end);
+		if (ret == -ENOSPC)
+			return bad_record(fc, "too many modules");
+		if (ret < 0)
+			return bad_record(fc, "module record: rodata_end before rodata_start");
+	}
 	return 0;
 }
 
@@ -426,8 +437,10 @@ static int replicas_line(struct kt_state *st, const char *line,
 		if (kt_kv_str(line, "module", name, sizeof(name)))
 			return bad_record(fc, "module replica record lacks module");
 		snprintf(region, sizeof(region), KT_MODULE_PREFIX "%s", name);
+		e->region = kt_state_module_region(st, region, e->va);
+	} else {
+		e->region = kt_state_region(st, region);
 	}
-	e->region = kt_state_region(st, region);
 	if (e->region < 0)
 		return bad_record(fc, "replica record names an unknown region");
 	if (kt_kv_u64(line, "page_size", &e->page_size))
@@ -672,9 +685,37 @@ const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid)
 	return NULL;
 }
 
-const char *kt_region_module(const struct kt_region_state *r)
+int kt_state_add_module_rodata(struct kt_state *st, int text_region,
+			       uint64_t start, uint64_t end)
 {
-	return r->module ? r->name + strlen(KT_MODULE_PREFIX) : NULL;
+	const struct kt_region_state *text = &st->regions[text_region];
+	struct kt_region_state *r;
+
+	if (end <= start)
+		return -EINVAL;
+	if (st->nr_regions >= KT_MAX_REGIONS)
+		return -ENOSPC;
+	r = &st->regions[st->nr_regions];
+	*r = *text;
+	/* within r->name: 64 + strlen("/rodata") < sizeof(r->name) */
+	strcpy(r->name + strnlen(r->name, 64), KT_MODULE_RODATA);
+	r->start = start;
+	r->end = end;
+	r->text_end = start;
+	return st->nr_regions++;
+}
+
+int kt_state_module_region(const struct kt_state *st, const char *name,
+			   uint64_t va)
+{
+	char rodata[sizeof(st->regions[0].name)];
+	int r = kt_state_region(st, name), ro;
+
+	if (r >= 0 && va >= st->regions[r].start && va < st->regions[r].end)
+		return r;
+	snprintf(rodata, sizeof(rodata), "%.64s" KT_MODULE_RODATA, name);
+	ro = kt_state_region(st, rodata);
+	return ro >= 0 ? ro : r;
 }
 
 bool kt_region_is_text(const struct kt_region_state *r, uint64_t va)

@@ -16,7 +16,8 @@
 
 #define KT_MAX_NODES 64
 /* text, rodata, room for more, and one per replicated module */
-#define KT_MAX_REGIONS (8 + KTREPL_DESC_MAX_MODULES)
+/* the image's, and each module's text and rodata */
+#define KT_MAX_REGIONS (8 + 2 * KTREPL_DESC_MAX_MODULES)
 
 /* A node's part, as KTREPL_DESC_ROLE_* numbers it in the descriptor. */
 enum kt_role {
@@ -58,7 +59,9 @@ struct kt_node_state {
 
 /*
  * A replicated range: the image's "text" and "rodata", or a module's
- * text and rodata as "module:NAME", text up to text_end.
+ * text and rodata as "module:NAME", text up to text_end. From Linux 6.4 a
+ * module's rodata is an area of its own: "module:NAME" is then its text
+ * and "module:NAME/rodata" (KT_MODULE_RODATA) its rodata.
  */
 struct kt_region_state {
 	char name[72];
@@ -71,6 +74,7 @@ struct kt_region_state {
 };
 
 #define KT_MODULE_PREFIX "module:"
+#define KT_MODULE_RODATA "/rodata"
 
 struct kt_extent_state {
 	int node;
@@ -199,8 +203,15 @@ int kt_state_load_plain(struct kt_state *st, struct kt_memsrc *src,
 
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
 int kt_state_region(const struct kt_state *st, const char *name);
-/* the module name of a region ("fat" for "module:fat"), or NULL */
-const char *kt_region_module(const struct kt_region_state *r);
+/*
+ * After module region text_region, its rodata [start, end) as a region of
+ * its own (6.4+). Returns the new region's index, or -ENOSPC, -EINVAL.
+ */
+int kt_state_add_module_rodata(struct kt_state *st, int text_region,
+			       uint64_t start, uint64_t end);
+/* the module region of that name ("module:NAME") holding va, or -1 */
+int kt_state_module_region(const struct kt_state *st, const char *name,
+			   uint64_t va);
 /* is va text (not rodata) of region r? */
 bool kt_region_is_text(const struct kt_region_state *r, uint64_t va);
 /* the node whose memory holds pa, or -1 */

@@ -121,6 +121,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_task *tasks = NULL;
 	struct ktrepl_desc_bound *bound = NULL;
 	struct ktrepl_desc_module *mods = NULL;
+	struct ktrepl_desc_module_rodata *mod_rodata = NULL;
 	uint64_t *cpu_root = NULL;
 	int32_t *cpu_node = NULL;
 	uint32_t i;
@@ -176,13 +177,20 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	if (d.nodes_off < offsetof(struct ktrepl_desc, modules_off) +
 				  sizeof(d.modules_off))
 		d.nr_modules = d.modules_off = 0;
-	if (!ret && d.nr_modules + d.nr_regions > KT_MAX_REGIONS)
+	if (d.nodes_off < offsetof(struct ktrepl_desc, module_rodata_off) +
+				  sizeof(d.module_rodata_off))
+		d.module_rodata_off = 0;
+	if (!ret && 2 * d.nr_modules + d.nr_regions > KT_MAX_REGIONS)
 		ret = kt_err_set(err, EPROTO,
 				 "descriptor at 0x%" PRIx64 " is corrupt (%u module slots)",
 				 pa, d.nr_modules);
 	if (!ret && d.modules_off)
 		ret = read_array(src, pa, d.modules_off, d.nr_modules,
 				 sizeof(*mods), d.size, (void **)&mods, err);
+	if (!ret && d.modules_off && d.module_rodata_off)
+		ret = read_array(src, pa, d.module_rodata_off, d.nr_modules,
+				 sizeof(*mod_rodata), d.size,
+				 (void **)&mod_rodata, err);
 	if (ret)
 		goto out;
 
@@ -259,6 +267,15 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		r->orig_node = mods[i].orig_node;
 		r->master_copies = mods[i].master_copies;
 		r->module = true;
+		if (mod_rodata && mod_rodata[i].end &&
+		    kt_state_add_module_rodata(st, st->nr_regions - 1,
+					       mod_rodata[i].start,
+					       mod_rodata[i].end) < 0) {
+			ret = kt_err_set(err, EPROTO,
+					 "descriptor module %u's rodata is corrupt",
+					 i);
+			goto out;
+		}
 	}
 	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));
 	st->cpus = calloc(d.nr_cpus ? d.nr_cpus : 1, sizeof(*st->cpus));
@@ -329,6 +346,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 out:
 	free(nodes);
 	free(mods);
+	free(mod_rodata);
 	free(regions);
 	free(ext);
 	free(cpu_node);
