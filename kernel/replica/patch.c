@@ -92,6 +92,20 @@ static DEFINE_MUTEX(audit_lock);
 static void audit_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(audit_work, audit_fn);
 
+/*
+ * The page in the poke slot, between its map and unmap (patch_lock), and
+ * its bytes at the map: the unmap passes on exactly what the kernel wrote,
+ * never a replica's own damage, which is the tools' to find. chunk is
+ * set and cleared under hook_lock: the kernel writes the master between
+ * the two, and the audit must not take that for a missed write.
+ */
+static struct {
+	struct ktr_chunk *chunk;
+	unsigned long va;
+	phys_addr_t pa;
+	u8 *before;	/* PAGE_SIZE */
+} poked;
+
 /* one temporary writable mapping per CPU, like text_poke's poking_mm */
 struct ktr_slot {
 	struct page *backing;
@@ -385,6 +399,11 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 	int nid;
 
 	raw_spin_lock_irqsave(&hook_lock, flags);
+	/* mid-patch: the unmap passes it on */
+	if (poked.chunk == c && poked.va == master) {
+		raw_spin_unlock_irqrestore(&hook_lock, flags);
+		return;
+	}
 	for_each_replica(c, nid) {
 		u8 *copy = page_address(c->copy[nid] + p);
 
@@ -449,17 +468,6 @@ again:
 		schedule_delayed_work(&audit_work, msecs_to_jiffies(period));
 }
 
-/*
- * The page in the poke slot, between its map and unmap (patch_lock), and
- * its bytes at the map: the unmap passes on exactly what the kernel wrote,
- * never a replica's own damage, which is the tools' to find.
- */
-static struct {
-	struct ktr_chunk *chunk;
-	unsigned long va;
-	phys_addr_t pa;
-	u8 *before;	/* PAGE_SIZE */
-} poked;
 
 static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
 {
@@ -492,16 +500,20 @@ static void sync_poked_page(void)
 			first = min(first, b);
 			last = b;
 		}
-	if (first == PAGE_SIZE)
-		return;
-	len = last - first + 1;
 	raw_spin_lock_irqsave(&hook_lock, flags);
+	if (first == PAGE_SIZE) {
+		poked.chunk = NULL;
+		raw_spin_unlock_irqrestore(&hook_lock, flags);
+		return;
+	}
+	len = last - first + 1;
 	for_each_replica(poked.chunk, nid) {
 		ktr_replica_write(nid, poked.va + first, master + first, -1,
 				  len);
 		written++;
 	}
 	ktr_arch.sync_icache(master + first, poked.va + first, len);
+	poked.chunk = NULL;
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
@@ -512,6 +524,8 @@ NOKPROBE_SYMBOL(sync_poked_page);
 
 static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 {
+	unsigned long va, flags;
+	struct ktr_chunk *c;
 	phys_addr_t pa;
 	bool map;
 
@@ -521,25 +535,26 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 		if (!poked.chunk)
 			return 0;
 		sync_poked_page();
-		poked.chunk = NULL;
 		atomic64_inc(&patch_window);
 		return 0;
 	}
 	if (!READ_ONCE(ktr.replicas_ready))
 		return 0;
-	poked.chunk = chunk_at_master_pa(pa, &poked.va);
-	if (!poked.chunk)
+	c = chunk_at_master_pa(pa, &va);
+	if (!c)
 		return 0;
-	poked.va &= PAGE_MASK;
-	poked.pa = pa;
-	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
 	if (!READ_ONCE(propagate)) {
 		atomic64_inc(&nr_missed);
-		log_patch(poked.va, PAGE_SIZE, 0, false);
+		log_patch(va & PAGE_MASK, PAGE_SIZE, 0, false);
 		ktr_notify_changed(false);
-		poked.chunk = NULL;
 		return 0;
 	}
+	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
+	raw_spin_lock_irqsave(&hook_lock, flags);
+	poked.va = va & PAGE_MASK;
+	poked.pa = pa;
+	poked.chunk = c;
+	raw_spin_unlock_irqrestore(&hook_lock, flags);
 	atomic64_inc(&patch_window);
 	return 0;
 }

@@ -628,8 +628,8 @@ GLIBC_HEAP_ABORT = re.compile(r"^(corrupted [a-z -]+|malloc\(\): .*|"
 
 CRASH_LIMIT_WORDS = {
     "own": "read this kernel's tasks: its own commands (sys, bt) fail",
-    "stacks": "read this kernel's task stacks (it knows no stack size), "
-              "so ktrepl -p cannot follow the panic path",
+    "tasks": "reliably find this kernel's panic task, nor read its "
+             "stack, so ktrepl -p cannot follow the panic path",
     "modules": "read this kernel's modules (struct module changed in 6.4), "
                "so it has no module symbols",
 }
@@ -637,7 +637,7 @@ CRASH_LIMIT_WORDS = {
 
 def crash_limit(needs, kernel=None):
     """Why the kernel's crash cannot do what a check needs ("own": crash's
-    own commands, "stacks": the panic task's stack, "modules": module
+    own commands, "tasks": the panic task and its stack, "modules": module
     symbols), from the profile's
     CRASH_LIMITS; None where it can."""
     prof = kernel_profile(kernel)
