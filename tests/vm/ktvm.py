@@ -457,6 +457,18 @@ class Tap:
             return self.skip(desc, why)
         return self.ok(cond, desc, diag)
 
+    def on_crash(self, out, kernel=None):
+        """ok_crash(needs, cond, desc, diag) for the checks on one crash
+        session's output: skipped too where crash aborted the session
+        itself every time (crash_aborted())."""
+        why = crash_aborted(out, kernel)
+
+        def check(needs, cond, desc, diag=None):
+            if why:
+                return self.skip(desc, why)
+            return self.ok_crash(needs, cond, desc, diag, kernel)
+        return check
+
     def skip_all(self, reason):
         print(f"1..0 # SKIP {reason}", flush=True)
         raise SystemExit(0)
@@ -620,6 +632,19 @@ def crash(vmlinux, core, *cmds, extend=True, timeout=600, kernel=None):
                 not GLIBC_HEAP_ABORT.search(out):
             break
     return r.returncode, out
+
+
+def crash_aborted(out, kernel=None):
+    """Why a session's output is no answer, where the kernel's crash
+    corrupts its own heap ("heap" in CRASH_LIMITS) and glibc aborted it on
+    every try; None otherwise."""
+    if "heap" not in kernel_profile(kernel).get("CRASH_LIMITS", "").split():
+        return None
+    m = GLIBC_HEAP_ABORT.search(out)
+    if not m:
+        return None
+    return (f"crash {crash_version()} aborted 3 times ('{m.group(0)}'): its "
+            "x86_64_init() overruns a heap buffer on this kernel's dumps")
 
 
 GLIBC_HEAP_ABORT = re.compile(r"^(corrupted [a-z -]+|malloc\(\): .*|"
