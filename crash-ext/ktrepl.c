@@ -588,8 +588,12 @@ static char *help_ktrepl[] = {
 	NULL
 };
 
+/*
+ * MINIMAL: ktrepl needs only readmem() and symbols, and minimal mode is
+ * how Debian's crash 8.0.2 opens 6.4+ dumps safely (README).
+ */
 static struct command_table_entry command_table[] = {
-	{ "ktrepl", cmd_ktrepl, help_ktrepl, 0 },
+	{ "ktrepl", cmd_ktrepl, help_ktrepl, MINIMAL },
 	{ NULL },
 };
 

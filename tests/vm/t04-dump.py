@@ -257,10 +257,9 @@ def crash(core, *cmds):
 
 out = crash(elf_core, "ktrepl", "ktrepl -v", f"ktrepl -t vfs_read -n {rep}",
             "help ktrepl", "ktrepl -x")
-cok = tap.on_crash(out)
-cok(None, f"master node {summ[0]['master_node']}" in out and
+tap.ok(f"master node {summ[0]['master_node']}" in out and
        "REGION" in out, "crash> ktrepl shows the summary from the dump")
-cok(None, "DIVERGED: 5 violations" in out and
+tap.ok("DIVERGED: 5 violations" in out and
        f"bytes: node {rep} " in out and "vfs_read+0x3" in out,
        "crash> ktrepl -v finds the same 5 violations as ktrepl-dump",
        out[-3000:])
@@ -270,37 +269,36 @@ rc, wout, err = run("-j", "--vmcore", elf_core, "walk", "--node", str(rep),
 wpa = json.loads(wout)["mappings"][0]["pa"] if rc == 0 else "?"
 m = re.search(rf"node {rep} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa (0x[0-9a-f]+)",
               out)
-cok(None, m is not None and int(m.group(1), 16) == int(wpa, 16),
+tap.ok(m is not None and int(m.group(1), 16) == int(wpa, 16),
        f"crash> ktrepl -t vfs_read -n {rep} agrees with ktrepl-dump walk "
        f"--va ({m.group(1) if m else '-'} vs {wpa})", out[-2000:])
-cok(None, "SYNOPSIS" in out and "ktrepl [-v | -p | -c | -f | -d" in out and
+tap.ok("SYNOPSIS" in out and "ktrepl [-v | -p | -c | -f | -d" in out and
        "EXAMPLE" in out,
        "help ktrepl renders NAME, SYNOPSIS, DESCRIPTION and EXAMPLE")
-cok(None, "Usage:" in out and "ktrepl [-v | -p | -c | -f | -d" in out,
+tap.ok("Usage:" in out and "ktrepl [-v | -p | -c | -f | -d" in out,
        "a bad option prints the usage")
 pout = crash(panic_core, "ktrepl -v", "ktrepl -p", "ktrepl -c", "ktrepl -f")
-pok = tap.on_crash(pout)
-pok(None, f"bytes: node {prep} " in pout and "int_sqrt+0x" in pout,
+tap.ok(f"bytes: node {prep} " in pout and "int_sqrt+0x" in pout,
        "crash> ktrepl -v on the panic dump names int_sqrt on the "
        "panicking node", pout[-2000:])
-pok("tasks", re.search(rf"panic task \d+ \(ktrepl_work/{prep}\) on cpu \d+, "
+tap.ok_crash("tasks", re.search(rf"panic task \d+ \(ktrepl_work/{prep}\) on cpu \d+, "
                  rf"node {prep}", pout) is not None,
        f"crash> ktrepl -p finds the panic on node {prep}'s worker",
        pout[-2500:])
 if ktvm.crash_limit("tasks"):
-    pok(None, re.search(r"verdict: unknown: this crash cannot read the panic "
+    tap.ok(re.search(r"verdict: unknown: this crash cannot read the panic "
                      rf"task's stack on this kernel; \d+ ranges? differs? on "
                      rf"node {prep}", pout) is not None or
            "ktrepl: this dump has no panic task" in pout,
            "crash> ktrepl -p where crash cannot find the panic task or read "
            "its stack: says which", pout[-2500:])
-pok("tasks", re.search(r"int_sqrt\+0x0 +IN A DIVERGED RANGE: "
+tap.ok_crash("tasks", re.search(r"int_sqrt\+0x0 +IN A DIVERGED RANGE: "
                                 r"int_sqrt\+0x1", pout)
        is not None and "a replica divergence is the likely cause" in pout,
        "crash> ktrepl -p says the PC is in the diverged range, with bytes",
        pout[-2500:])
 
-pok("tasks", re.search(r"master text vs \S+: 0 changed ranges", pout) and
+tap.ok_crash("tasks", re.search(r"master text vs \S+: 0 changed ranges", pout) and
        re.search(r"^0 ranges explained by no patch site or relocation$",
                  pout, re.M),
        "crash> ktrepl -p and -f: the master's own text differs from crash's "
@@ -309,7 +307,7 @@ pok("tasks", re.search(r"master text vs \S+: 0 changed ranges", pout) and
 
 cpu_lines = re.findall(r"^(\d+) +(\d+) +(0x[0-9a-f]+) +(0x[0-9a-f]+) +(.*)$",
                        pout, re.M)
-pok(None, len(cpu_lines) == 4 and
+tap.ok(len(cpu_lines) == 4 and
        any(int(node) == prep and loaded == want and "its node's" in what
            for _, node, loaded, want, what in cpu_lines),
        f"crash> ktrepl -c: the panicking CPU of node {prep} had its node's "
@@ -322,8 +320,7 @@ _, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-clean-panic.sh"),
 if error:
     tap.diag(f"clean panic: {error}")
 cout = crash(clean_core, "ktrepl -p") if os.path.exists(clean_core) else ""
-clean_ok = tap.on_crash(cout)
-clean_ok("tasks", "verdict: not in a diverged range" in cout and
+tap.ok_crash("tasks", "verdict: not in a diverged range" in cout and
        "sysrq_handle_crash" in cout and "IN A DIVERGED" not in cout,
        "crash> ktrepl -p on a clean panic: not in a diverged range",
        cout[-2000:])
@@ -525,8 +522,7 @@ else:
            f"verify on the dump: pid {victim}'s mm is on node {other}'s "
            "set, not its own (mm-entry)", f"{rc} {err} {hits}")
     cout = crash(mm_core, "ktrepl", "ktrepl -v")
-    mm_ok = tap.on_crash(cout)
-    mm_ok(None, f"mm-entry: pid {victim} " in cout and "PID" in cout,
+    tap.ok(f"mm-entry: pid {victim} " in cout and "PID" in cout,
            "crash> ktrepl lists the bound processes and -v names the "
            "wrong mm", cout[-2000:])
 
@@ -538,8 +534,7 @@ blines, error = ktvm.dump_guest(os.path.join(HERE, "guest",
 bp = next((x.split()[1:3] for x in blines if x.startswith("BOUND-PANIC ")),
           None)
 bout = crash(bp_core, "ktrepl -p") if os.path.exists(bp_core) else ""
-bp_ok = tap.on_crash(bout)
-bp_ok("tasks", bp is not None and
+tap.ok_crash("tasks", bp is not None and
        f"its process {bp[0]} is bound to node {bp[1]}'s set" in bout and
        "verdict: not in a diverged range" in bout,
        f"crash> ktrepl -p: the panicking task's process was bound to node "
@@ -580,15 +575,14 @@ else:
            "diff --region module:vfat on the dump shows the byte",
            f"{rc} {out} {err}")
     cout = crash(mod_core, "ktrepl -v", f"ktrepl -t vfat_lookup -n {node}")
-    mod_ok = tap.on_crash(cout)
-    mod_ok("modules", "vfat_lookup+0x4" in cout,
+    tap.ok_crash("modules", "vfat_lookup+0x4" in cout,
            "crash> ktrepl -v names vfat_lookup+0x4", cout[-2000:])
     rc, wout, err = run("-j", "--vmcore", mod_core, "walk", "--node", node,
                         "--va", f"0x{addr}")
     wpa = json.loads(wout)["mappings"][0]["pa"] if rc == 0 else "?"
     m = re.search(rf"node {node} 0x[0-9a-f]+-0x[0-9a-f]+ .* pa "
                   r"(0x[0-9a-f]+)", cout)
-    mod_ok("modules", m is not None and wpa != "?" and
+    tap.ok_crash("modules", m is not None and wpa != "?" and
            int(m.group(1), 16) == int(wpa, 16),
            f"crash> ktrepl -t vfat_lookup -n {node} agrees with ktrepl-dump "
            f"walk --va on the module copy ({m.group(1) if m else '-'} vs "

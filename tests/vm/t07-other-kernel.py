@@ -92,10 +92,9 @@ for arch in ("x86_64", "arm64"):
     rc, cout = ktvm.crash(ktvm.debug_vmlinux(KERNEL), core, "ktrepl -v",
                           kernel=KERNEL)
     args = ktvm.kernel_profile(KERNEL).get("CRASH_ARGS", "")
-    tap.on_crash(cout, KERNEL)(
-        None, "int_sqrt+0x4" in cout and "DIVERGED: 1 violation" in cout,
-        f"{name} crash {args}> ktrepl -v finds the flip, int_sqrt+0x4",
-        cout[-2000:])
+    tap.ok("int_sqrt+0x4" in cout and "DIVERGED: 1 violation" in cout,
+           f"{name} crash {args}> ktrepl -v finds the flip, int_sqrt+0x4",
+           cout[-2000:])
 
 shutil.rmtree(tmp, ignore_errors=True)
 tap.done()
