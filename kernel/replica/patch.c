@@ -468,7 +468,6 @@ again:
 		schedule_delayed_work(&audit_work, msecs_to_jiffies(period));
 }
 
-
 static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
 {
 	unsigned long image = ktr_arch.image_va(pa);
