@@ -93,7 +93,9 @@ def _read_profile(name):
         for line in f:
             k, sep, v = line.strip().partition("=")
             if sep and not k.startswith("#"):
-                conf[k] = v
+                # the shell sources these files too: values with spaces
+                # are quoted
+                conf[k] = v.strip('"')
     return conf
 
 
