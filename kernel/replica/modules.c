@@ -460,7 +460,10 @@ static int collect_module_chunks(struct ktr_module *km)
 	bool rodata_first = km->rodata_end && km->rodata_start < km->start;
 	int ret;
 
-	km->chunks = kcalloc(module_bytes(km) >> PAGE_SHIFT,
+	/* a page for each page either range starts in */
+	km->chunks = kcalloc(DIV_ROUND_UP(km->end - km->start, PAGE_SIZE) +
+			     DIV_ROUND_UP(km->rodata_end - km->rodata_start,
+					  PAGE_SIZE),
 			     sizeof(*km->chunks), GFP_KERNEL);
 	if (!km->chunks)
 		return -ENOMEM;
