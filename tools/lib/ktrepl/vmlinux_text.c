@@ -179,41 +179,17 @@ static void decode_rel_branch(struct kt_vmlinux *v, uint64_t at,
 	*len = insn_len(v, *va);
 }
 
-/* a self-relative s32 to a 5-byte call (the key's flags are elsewhere) */
-static void decode_rel_call(struct kt_vmlinux *v, uint64_t at,
-			    const uint8_t *e, uint64_t *va, uint32_t *len)
+/* a self-relative s32 to a site of the table's fixed length */
+static void decode_rel(struct kt_vmlinux *v, uint64_t at, const uint8_t *e,
+		       uint64_t *va, uint32_t *len)
 {
 	*va = at + s32_at(e);
-	*len = 5;
-}
-
-/* .ibt_endbr_seal: a self-relative s32 to an ENDBR64 */
-static void decode_rel_endbr(struct kt_vmlinux *v, uint64_t at,
-			     const uint8_t *e, uint64_t *va, uint32_t *len)
-{
-	*va = at + s32_at(e);
-	*len = 4;
-}
-
-/* runtime_ptr_SYM: a self-relative s32 to a mov's 8-byte immediate */
-static void decode_rel_imm64(struct kt_vmlinux *v, uint64_t at,
-			     const uint8_t *e, uint64_t *va, uint32_t *len)
-{
-	*va = at + s32_at(e);
-	*len = 8;
-}
-
-/* .smp_locks and runtime_shift_SYM: a self-relative s32 to one byte */
-static void decode_rel_prefix(struct kt_vmlinux *v, uint64_t at,
-			      const uint8_t *e, uint64_t *va, uint32_t *len)
-{
-	*va = at + s32_at(e);
-	*len = 1;
 }
 
 /*
  * Every patch-site table the kernel walks, found by section name or by a
- * __start_/__stop_ symbol pair, with its entry size and decoder.
+ * __start_/__stop_ symbol pair, with its entry size and decoder, and the
+ * length of its sites where the entry does not say it.
  */
 static const struct site_table {
 	const char *section;
@@ -221,24 +197,26 @@ static const struct site_table {
 	size_t entry;
 	site_decode_fn decode;
 	enum kt_site_kind kind;
+	uint32_t len;
 } site_tables[] = {
-	/* entry 0: the file's alt_layouts[] entry */
-	{ ".altinstructions", NULL, NULL, 0, decode_alt, KT_SITE_ALTERNATIVE },
+	/* entry 0: the file's alt_layouts[] entry; len 0: the decoder's */
+	{ ".altinstructions", NULL, NULL, 0, decode_alt, KT_SITE_ALTERNATIVE, 0 },
 	{ ".retpoline_sites", NULL, NULL, 4, decode_rel_branch,
-	  KT_SITE_RETPOLINE },
+	  KT_SITE_RETPOLINE, 0 },
 	{ ".return_sites", NULL, NULL, 4, decode_rel_branch,
-	  KT_SITE_RETURN_THUNK },
+	  KT_SITE_RETURN_THUNK, 0 },
 	{ ".parainstructions", NULL, NULL, PARAVIRT_SITE_SIZE, decode_paravirt,
-	  KT_SITE_PARAVIRT },
-	{ ".smp_locks", NULL, NULL, 4, decode_rel_prefix, KT_SITE_LOCK_PREFIX },
-	{ ".ibt_endbr_seal", NULL, NULL, 4, decode_rel_endbr,
-	  KT_SITE_ENDBR_SEAL },
+	  KT_SITE_PARAVIRT, 0 },
+	/* a lock prefix; an ENDBR64 */
+	{ ".smp_locks", NULL, NULL, 4, decode_rel, KT_SITE_LOCK_PREFIX, 1 },
+	{ ".ibt_endbr_seal", NULL, NULL, 4, decode_rel, KT_SITE_ENDBR_SEAL, 4 },
 	{ NULL, "__start_mcount_loc", "__stop_mcount_loc", 8, decode_mcount,
-	  KT_SITE_FTRACE },
+	  KT_SITE_FTRACE, 0 },
 	{ NULL, "__start___jump_table", "__stop___jump_table", JUMP_ENTRY_SIZE,
-	  decode_rel_branch, KT_SITE_JUMP_LABEL },
+	  decode_rel_branch, KT_SITE_JUMP_LABEL, 0 },
+	/* a 5-byte call (the key's flags are elsewhere) */
 	{ NULL, "__start_static_call_sites", "__stop_static_call_sites",
-	  STATIC_CALL_SITE_SIZE, decode_rel_call, KT_SITE_STATIC_CALL },
+	  STATIC_CALL_SITE_SIZE, decode_rel, KT_SITE_STATIC_CALL, 5 },
 };
 
 #define NR_SITE_TABLES (sizeof(site_tables) / sizeof(site_tables[0]))
@@ -303,7 +281,7 @@ static int load_table_sites(struct kt_vmlinux *v, const struct site_table *st,
 	ret = read_table(v, t, entry, &b, &n, err);
 	for (i = 0; i < n && !ret; i++) {
 		uint64_t va;
-		uint32_t len;
+		uint32_t len = st->len;
 
 		st->decode(v, t->start + i * entry, b + i * entry, &va, &len);
 		ret = add_site(v, va, len, st->kind, err);
@@ -330,10 +308,10 @@ static int load_sites(struct kt_vmlinux *v, const struct table *tables,
  */
 static const struct runtime_const_table {
 	const char *prefix;
-	site_decode_fn decode;
+	uint32_t len;
 } runtime_const_tables[] = {
-	{ "runtime_ptr_", decode_rel_imm64 },
-	{ "runtime_shift_", decode_rel_prefix },
+	{ "runtime_ptr_", 8 },		/* a mov's 8-byte immediate */
+	{ "runtime_shift_", 1 },	/* a shift's count */
 };
 
 static int load_runtime_const_sites(struct kt_vmlinux *v, size_t shstrndx,
@@ -356,8 +334,9 @@ static int load_runtime_const_sites(struct kt_vmlinux *v, size_t shstrndx,
 			const struct runtime_const_table *rc =
 				&runtime_const_tables[i];
 			struct site_table st = { .entry = 4,
-						 .decode = rc->decode,
-						 .kind = KT_SITE_RUNTIME_CONST };
+						 .decode = decode_rel,
+						 .kind = KT_SITE_RUNTIME_CONST,
+						 .len = rc->len };
 			struct table t = { shdr.sh_addr,
 					   shdr.sh_addr + shdr.sh_size };
 
