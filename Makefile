@@ -41,7 +41,7 @@ export KTREPL_CACHE
 export KTREPL_KERNEL := $(KERNEL)
 export KTREPL_OTHER_KERNEL := $(OTHER_KERNEL)
 
-.PHONY: all deps check-deps kernel kernel-arm64 kernel-other kernel-every tools tools-arm64 crash-ext check unit-check vm-check fuzz sanitize-check \
+.PHONY: all deps check-deps kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other kernel-every tools tools-arm64 crash-ext check unit-check vm-check fuzz sanitize-check \
 	demo install clean help
 
 all: kernel tools
@@ -51,6 +51,7 @@ help:
 	@echo "make all         module (x86_64) and tools"
 	@echo "make kernel      ktrepl.ko for KERNEL=$(KERNEL) ($(KREL_X86)), or KDIR=<headers>"
 	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64 ($(KREL_ARM64))"
+	@echo "make kernel-test   the test build (fault injection, KTREPL_TEST): tests only, never installed"
 	@echo "make kernel-every  ktrepl.ko for both arches of every profile: $(KERNEL_PROFILES)"
 	@echo "make tools       ktrepl-dump, ktrepl-top and the shared library"
 	@echo "make check       every test (unit + real NUMA guests), TAP"
@@ -69,12 +70,15 @@ check-deps:
 
 # Out-of-tree kbuild writes next to the sources, so each arch builds in
 # its own copy of kernel/ to keep x86_64 and arm64 objects apart.
+# $(5) is empty for the shipped module, or "test" for the test build
+# (fault injection and test parameters, KTREPL_TEST) in kernel-<rel>-test.
 define build_module
 	@test -f $(2)/Makefile || { echo "error: no kernel headers at $(2);" \
 		"set $(3)=<headers tree> or run 'make deps KERNEL=$(KERNEL)'" >&2; exit 2; }
-	@mkdir -p $(BUILD)/kernel-$(1)
-	@cp -r kernel/. $(BUILD)/kernel-$(1)/
-	$(MAKE) -C $(2) M=$(BUILD)/kernel-$(1) $(4) modules
+	@mkdir -p $(BUILD)/kernel-$(1)$(if $(5),-$(5))
+	@cp -r kernel/. $(BUILD)/kernel-$(1)$(if $(5),-$(5))/
+	$(MAKE) -C $(2) M=$(BUILD)/kernel-$(1)$(if $(5),-$(5)) $(4) \
+		$(if $(5),KTREPL_TEST=y) modules
 endef
 ARM64_KBUILD := ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE_ARM64)
 
@@ -84,9 +88,16 @@ kernel:
 kernel-arm64:
 	$(call build_module,$(KREL_ARM64),$(KDIR_ARM64),KDIR_ARM64,$(ARM64_KBUILD))
 
-# the smoke suite's kernel, both arches
+# the test build, never installed: what the tests and the demo inject with
+kernel-test:
+	$(call build_module,$(KREL_X86),$(KDIR),KDIR,,test)
+
+kernel-arm64-test:
+	$(call build_module,$(KREL_ARM64),$(KDIR_ARM64),KDIR_ARM64,$(ARM64_KBUILD),test)
+
+# the smoke suite's kernel, both arches, both builds
 kernel-other:
-	$(MAKE) kernel kernel-arm64 KERNEL=$(OTHER_KERNEL)
+	$(MAKE) kernel kernel-arm64 kernel-test kernel-arm64-test KERNEL=$(OTHER_KERNEL)
 
 kernel-every:
 	@set -e; for k in $(KERNEL_PROFILES); do \
@@ -113,7 +124,7 @@ crash-ext: tools
 unit-check: tools
 	$(MAKE) -C tests/unit check OUTPUT=$(TOOLS_OUT)
 
-vm-check: kernel kernel-arm64 kernel-other tools tools-arm64 crash-ext
+vm-check: kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other tools tools-arm64 crash-ext
 	tests/vm/run-all.sh
 
 # every parser of untrusted input under libFuzzer, ASan and UBSan; check
@@ -151,7 +162,7 @@ check: check-deps
 		$(MAKE) vm-check
 
 demo: deps
-	$(MAKE) kernel kernel-arm64 tools tools-arm64 crash-ext
+	$(MAKE) kernel kernel-arm64 kernel-test kernel-arm64-test tools tools-arm64 crash-ext
 	tests/vm/demo.sh
 
 install: all crash-ext

@@ -3,7 +3,7 @@
 . /lib.sh
 i=0
 while [ $i -lt 5 ]; do
-	insmod /lib/modules/ktrepl.ko bench=1
+	insmod /lib/modules/ktrepl-test.ko bench=1
 	emit load head -n1 $D/summary
 	emit nodes grep '^node=' $D/summary
 	rmmod ktrepl

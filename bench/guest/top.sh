@@ -3,8 +3,8 @@
 # without sampling (1 s refresh, 1 kHz per CPU); busybox top at the same
 # refresh is the peer for CPU time.
 . /lib.sh
-insmod /lib/modules/ktrepl.ko
-echo start > $D/workload
+insmod /lib/modules/ktrepl.ko activation=workload
+echo start > $D/workload_ctl
 M=$(head -n1 $D/summary | kv master_node)
 MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
 taskset -p $((1 << MC)) $$ >/dev/null
@@ -59,6 +59,6 @@ while [ $round -lt 3 ]; do
 	wait $pid
 	round=$((round + 1))
 done
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 rmmod ktrepl
 done_testing

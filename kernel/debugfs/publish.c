@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -383,9 +384,15 @@ static int workload_open(struct inode *inode, struct file *file)
 	return single_open(file, workload_show, NULL);
 }
 
+/*
+ * Every control write: CAP_SYS_ADMIN of the writer (the file mode alone
+ * lets any uid-0 process through), one line, no more than the buffer.
+ */
 static ssize_t read_command(const char __user *ubuf, size_t len, char *buf,
 			    size_t size)
 {
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (!len || len >= size)
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
@@ -414,13 +421,21 @@ static ssize_t workload_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : len;
 }
 
+/*
+ * Each control file has a 0400 reader beside it: under kernel lockdown
+ * debugfs refuses any file whose mode has a write bit, even to read it.
+ */
 static const struct file_operations workload_fops = {
 	.owner = THIS_MODULE,
 	.open = workload_open,
 	.read = seq_read,
-	.write = workload_write,
 	.llseek = seq_lseek,
 	.release = single_release,
+};
+
+static const struct file_operations workload_ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = workload_write,
 };
 
 #define KTREPL_MAX_BOUND 512
@@ -473,23 +488,65 @@ static int bind_open(struct inode *inode, struct file *file)
 	return single_open(file, bind_show, NULL);
 }
 
-/* "pid=P node=N" (N = -1 unbinds) or "auto=0|1" */
+struct bind_cmd {
+	int pid, node, on;	/* on: -1 when not given */
+};
+
+/*
+ * "pid=P node=N" (N = -1 unbinds) or "auto=0|1", each key once, nothing
+ * else. -EINVAL for a malformed command, -ERANGE for a number that does
+ * not fit (kstrtoint), never a silent wrap.
+ */
+static int parse_bind(char *buf, struct bind_cmd *cmd)
+{
+	bool have_pid = false, have_node = false, have_auto = false;
+	char *tok, *val;
+	int ret;
+
+	cmd->on = -1;
+	while ((tok = strsep(&buf, " \t")) != NULL) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		if (!strcmp(tok, "pid") && !have_pid) {
+			ret = kstrtoint(val, 10, &cmd->pid);
+			have_pid = true;
+		} else if (!strcmp(tok, "node") && !have_node) {
+			ret = kstrtoint(val, 10, &cmd->node);
+			have_node = true;
+		} else if (!strcmp(tok, "auto") && !have_auto) {
+			ret = kstrtoint(val, 10, &cmd->on);
+			have_auto = true;
+		} else {
+			return -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	if (have_auto)
+		return !have_pid && !have_node &&
+		       (cmd->on == 0 || cmd->on == 1) ? 0 : -EINVAL;
+	if (!have_pid || !have_node || cmd->pid <= 0 || cmd->node < -1)
+		return -EINVAL;
+	return 0;
+}
+
 static ssize_t bind_write(struct file *file, const char __user *ubuf,
 			  size_t len, loff_t *ppos)
 {
 	char buf[64];
 	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
-	int pid, nid, on;
+	struct bind_cmd cmd;
 
 	if (ret < 0)
 		return ret;
-	if (sscanf(buf, "auto=%d", &on) == 1 && (on == 0 || on == 1))
-		ret = prov->bind_ctl(0, -1, on);
-	else if (sscanf(buf, "pid=%d node=%d", &pid, &nid) == 2 && pid > 0 &&
-		 nid >= -1)
-		ret = prov->bind_ctl(pid, nid, -1);
-	else
-		ret = -EINVAL;
+	ret = parse_bind(buf, &cmd);
+	if (!ret)
+		ret = cmd.on >= 0 ? prov->bind_ctl(0, -1, cmd.on) :
+				    prov->bind_ctl(cmd.pid, cmd.node, -1);
 	return ret ? ret : len;
 }
 
@@ -497,9 +554,13 @@ static const struct file_operations bind_fops = {
 	.owner = THIS_MODULE,
 	.open = bind_open,
 	.read = seq_read,
-	.write = bind_write,
 	.llseek = seq_lseek,
 	.release = single_release,
+};
+
+static const struct file_operations bind_ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = bind_write,
 };
 
 static ssize_t inject_write(struct file *file, const char __user *ubuf,
@@ -556,11 +617,16 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 	}
 	if (prov->workload_ctl) {
 		debugfs_create_file("tasks", 0400, ktrepl_dir, NULL, &tasks_fops);
-		debugfs_create_file("workload", 0600, ktrepl_dir, NULL,
+		debugfs_create_file("workload", 0400, ktrepl_dir, NULL,
 				    &workload_fops);
+		debugfs_create_file("workload_ctl", 0200, ktrepl_dir, NULL,
+				    &workload_ctl_fops);
 	}
-	if (prov->bind_ctl)
-		debugfs_create_file("bind", 0600, ktrepl_dir, NULL, &bind_fops);
+	if (prov->bind_ctl) {
+		debugfs_create_file("bind", 0400, ktrepl_dir, NULL, &bind_fops);
+		debugfs_create_file("bind_ctl", 0200, ktrepl_dir, NULL,
+				    &bind_ctl_fops);
+	}
 	if (prov->bound_past)
 		debugfs_create_file("bind_history", 0400, ktrepl_dir, NULL,
 				    &bind_history_fops);

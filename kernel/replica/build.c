@@ -26,10 +26,7 @@
 #include <linux/xxhash.h>
 
 #include "engine.h"
-
-static unsigned int fail_alloc;
-module_param(fail_alloc, uint, 0400);
-MODULE_PARM_DESC(fail_alloc, "fail the k-th page allocation (tests only)");
+#include "testing.h"
 
 /*
  * Walk from root toward va; stop at a leaf, a hole, or stop_level.
@@ -66,7 +63,7 @@ static struct page *ktr_alloc_flags(int nid, unsigned int order, gfp_t extra)
 	struct page *page;
 
 	ktr.alloc_calls++;
-	if (fail_alloc && ktr.alloc_calls == fail_alloc) {
+	if (ktr_test_fail_alloc() && ktr.alloc_calls == ktr_test_fail_alloc()) {
 		pr_info("failing allocation %u as fail_alloc asks\n",
 			ktr.alloc_calls);
 		return NULL;

@@ -15,14 +15,7 @@
 
 #include "engine.h"
 #include "ktrepl_node.h"
-
-static bool fault_inject;
-module_param(fault_inject, bool, 0400);
-MODULE_PARM_DESC(fault_inject, "create debugfs 'inject' (tests only)");
-
-static bool bench;
-module_param(bench, bool, 0400);
-MODULE_PARM_DESC(bench, "also time a plain memcpy of the replicated bytes at load");
+#include "testing.h"
 
 static char *activation;
 module_param(activation, charp, 0400);
@@ -294,7 +287,7 @@ static int replicate(void)
 	ktr_modules_hook();
 	hook_ns = ktime_get_ns() - t;
 
-	if (bench)
+	if (ktr_test_bench())
 		baseline_ns = time_baseline();
 	ret = ktr_workload_init();
 	if (!ret)
@@ -358,8 +351,11 @@ int ktr_engine_init(void)
 		pr_info("activation=mm: node-bound processes run on their node's tables\n");
 	ktr_provider.allocations = ktr.alloc_calls;
 	ktr_provider.load_ns = ktime_get_ns() - start;
-	if (fault_inject)
+#ifdef KTREPL_TEST
+	pr_warn("test build (KTREPL_TEST): fault injection compiled in; never load it on a production host\n");
+	if (ktr_test_inject_on())
 		ktr_provider.inject = ktr_inject;
+#endif
 	return 0;
 fail:
 	ktr_engine_stop();

@@ -8,7 +8,8 @@
  *   patch.c     propagation of runtime text patches into every replica
  *   workload.c  worker threads on node tables (activation "workload")
  *   modules.c   module text and rodata, and the tables they add
- *   inject.c    fault injection for the tests (fault_inject=1)
+ *   inject.c    fault injection, test build only (testing.h)
+ *   testing.c   the test build's parameters (KTREPL_TEST)
  *   provider.c  the struct ktrepl_provider the publisher reads
  *   arch_*.c    one per architecture, chosen by Kbuild
  */
@@ -380,9 +381,6 @@ int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 void ktr_modules_counters(u64 *mirrored, u64 *missed);
 typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
 void ktr_modules_visit_chunks(ktr_chunk_fn fn);
-
-/* inject.c */
-int ktr_inject(const char *cmd);
 
 /* provider.c */
 extern struct ktrepl_provider ktr_provider;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault injection for the tests (fault_inject=1): damage one node's
- * replica or tables the way a bug would, so that the tools can be shown
- * to find it. Commands (docs/abi.md):
+ * Fault injection, in the test build only (KTREPL_TEST, fault_inject=1):
+ * damage one node's replica or tables the way a bug would, so that the
+ * tools can be shown to find it. Each command needs CAP_SYS_ADMIN and
+ * taints the kernel (testing.c). Commands (docs/abi.md):
  *
  *   flip|trap|writable node=N (sym=S [off=[-]O] | va=V)
  *   retval node=N (sym=S | va=V) value=V
@@ -23,6 +24,7 @@
 #include <linux/string.h>
 
 #include "engine.h"
+#include "testing.h"
 
 enum inject_verb {
 	V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD, V_STALE,
@@ -249,7 +251,9 @@ int ktr_inject(const char *text)
 
 	if (!buf)
 		return -ENOMEM;
-	ret = parse_command(buf, &cmd);
+	ret = ktr_test_inject_allowed();
+	if (!ret)
+		ret = parse_command(buf, &cmd);
 	kfree(buf);
 	if (ret)
 		return ret;

@@ -40,9 +40,10 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "testing.h"
 
 static unsigned int scan_period_ms = 250;
-module_param(scan_period_ms, uint, 0600);
+module_param(scan_period_ms, uint, KTR_SAFETY_PARAM_PERM);
 MODULE_PARM_DESC(scan_period_ms, "x86_64 activation=mm: look for node-confined processes this often (ms)");
 
 struct ktr_bound {

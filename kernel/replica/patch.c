@@ -48,14 +48,11 @@
 #include <linux/xxhash.h>
 
 #include "engine.h"
-
-static bool propagate = true;
-module_param(propagate, bool, 0600);
-MODULE_PARM_DESC(propagate, "copy runtime text patches into every replica (default 1)");
+#include "testing.h"
 
 /* where the hook is ftrace-based: audit changed text this often */
 static unsigned int audit_period_ms = 2000;
-module_param(audit_period_ms, uint, 0600);
+module_param(audit_period_ms, uint, KTR_SAFETY_PARAM_PERM);
 MODULE_PARM_DESC(audit_period_ms, "arm64: compare changed master text with every replica this often (ms, 0 = off)");
 
 #define KTR_LOG_SIZE 256
@@ -303,7 +300,7 @@ static bool propagate_patch(struct pt_regs *regs)
 	/* before the copy is taken, the copy itself will carry the patch */
 	if (!READ_ONCE(ktr.replicas_ready))
 		return false;
-	if (!READ_ONCE(propagate)) {
+	if (!ktr_test_propagate()) {
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_notify_changed(false);
@@ -454,7 +451,7 @@ static void audit_fn(struct work_struct *work)
 	unsigned int period = READ_ONCE(audit_period_ms);
 	int i;
 
-	if (!READ_ONCE(ktr.replicas_ready) || !READ_ONCE(propagate))
+	if (!READ_ONCE(ktr.replicas_ready) || !ktr_test_propagate())
 		goto again;
 	mutex_lock(&audit_lock);
 	for (i = 0; i < ktr.nr_chunks; i++)
@@ -542,7 +539,7 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 	c = chunk_at_master_pa(pa, &va);
 	if (!c)
 		return 0;
-	if (!READ_ONCE(propagate)) {
+	if (!ktr_test_propagate()) {
 		atomic64_inc(&nr_missed);
 		log_patch(va & PAGE_MASK, PAGE_SIZE, 0, false);
 		ktr_notify_changed(false);
@@ -689,7 +686,7 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 		  (kprobe_registered ?
 			   READ_ONCE(patch_kretprobe.kp.nmissed) +
 			   READ_ONCE(patch_kretprobe.nmissed) : 0);
-	*prop = READ_ONCE(propagate);
+	*prop = ktr_test_propagate();
 }
 
 /* an audit under way: let it finish, so its repairs are counted */

@@ -24,6 +24,7 @@
 #include <linux/xxhash.h>
 
 #include "engine.h"
+#include "testing.h"
 
 #define KTR_WORKLOAD_PROBE (1UL << 20)
 #define KTR_WORKLOAD_BUF 4096
@@ -249,6 +250,14 @@ int ktr_workload_ctl(enum ktrepl_workload_mode mode)
 
 	if (mode > KTREPL_WORKLOAD_MASTER)
 		return -EINVAL;
+	/*
+	 * Workers are an activation of their own: beside another one they
+	 * would be a second way onto the node tables. The test build lets
+	 * the demo and the tests run them under any activation.
+	 */
+	if (mode != KTREPL_WORKLOAD_STOP && !KTR_TEST_BUILD &&
+	    ktr.activation != KTREPL_ACT_WORKLOAD)
+		return -EOPNOTSUPP;
 	mutex_lock(&workload_lock);
 	if (workload_closed && mode != KTREPL_WORKLOAD_STOP) {
 		ret = -ENODEV;

@@ -118,9 +118,12 @@ def module_dir(arch, kernel=None):
                         kernel_release(arch, kernel))
 
 
-def ktrepl_ko(arch, kernel=None):
-    return os.path.join(BUILD, f"kernel-{kernel_release(arch, kernel)}",
-                        "ktrepl.ko")
+def ktrepl_ko(arch, kernel=None, test=False):
+    """The shipped module, or with test the test build (make kernel-test:
+    fault injection and the test parameters), which guests get as
+    /lib/modules/ktrepl-test.ko."""
+    return os.path.join(BUILD, f"kernel-{kernel_release(arch, kernel)}"
+                        f"{'-test' if test else ''}", "ktrepl.ko")
 
 
 def debug_vmlinux(kernel=None):
@@ -209,6 +212,8 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
         files["/lib/modules/qemu_fw_cfg.ko"] = kernel_module(
             moddir, "kernel/drivers/firmware/qemu_fw_cfg.ko")
         files.setdefault("/lib/modules/ktrepl.ko", ktrepl_ko(arch, kernel))
+        files.setdefault("/lib/modules/ktrepl-test.ko",
+                         ktrepl_ko(arch, kernel, test=True))
         for tool in tools:
             files["/bin/" + os.path.basename(tool)] = tool
             if arch == "x86_64":
@@ -236,6 +241,13 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
         with gzip.open(out, "wb", compresslevel=1) as f:
             f.write(cpio)
     return out
+
+
+# Kernel thresholds sized for emulation: under TCG on a busy host a round
+# of tens of thousands of text pokes can hold a CPU past a real machine's
+# 20 s soft-lockup threshold. A storm's control and its module run boot
+# with the same values, so the module is judged against the control.
+EMULATION = "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 
 
 class Guest:

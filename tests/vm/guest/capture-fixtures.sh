@@ -3,7 +3,7 @@
 # vmcore descriptor of one real load, taken at the same moment.
 . /lib.sh
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
-check "workload starts" sh -c "echo start > $D/workload"
+check "workload starts" sh -c "echo start > $D/workload_ctl"
 sleep 1
 for f in abi summary replicas pgds patches tasks workload; do
 	emit "file:$f" cat $D/$f

@@ -9,7 +9,7 @@ for n in /sys/devices/system/node/node[0-9]*; do
 	echo "${n##*/}: cpus $(cat "$n/cpulist"), $(awk '/MemTotal/ {print $4, $5}' "$n/meminfo")"
 done
 say "load ktrepl.ko: it builds real per-node replicas and page tables"
-run insmod /lib/modules/ktrepl.ko fault_inject=1
+run insmod /lib/modules/ktrepl-test.ko fault_inject=1
 run head -n 3 $D/summary
 run ktrepl-dump summary
 say "the fleet health check"
@@ -20,7 +20,7 @@ ktrepl-dump walk --node "$R" --region text | head -n 4
 say "node $R's tables for int_sqrt, level by level"
 run ktrepl-dump walk --node "$R" --va "$(awk '/ int_sqrt$/ {print "0x"$1}' /proc/kallsyms)"
 say "per-node kernel threads run on their node's tables"
-echo start > $D/workload
+echo start > $D/workload_ctl
 sleep 2
 run cat $D/tasks
 M=$(head -n1 $D/summary | kv master_node)
@@ -28,10 +28,10 @@ MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
 say "ktrepl-top: where each node's CPUs fetch kernel text from (2 frames)"
 run taskset -c $MC ktrepl-top -b -n 2 -d 1 --functions 3
 say "the same workers on the master's tables: node $R's fetches go remote"
-echo 'start master' > $D/workload
+echo 'start master' > $D/workload_ctl
 sleep 1
 run taskset -c $MC ktrepl-top -b -n 1 -d 1 --functions 3
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 say "activation=mm: a process confined to node $R's CPUs runs on node $R's set"
 taskset -c "$(cat /sys/devices/system/node/node$R/cpulist)" \
 	sh -c 'while :; do read x < /proc/self/stat; done' &

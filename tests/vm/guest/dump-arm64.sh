@@ -2,7 +2,7 @@
 # arm64: a flipped replica byte, live and then from a vmcore that has
 # no VMCOREINFO line for ktrepl (found by the descriptor scan).
 . /lib.sh
-insmod /lib/modules/ktrepl.ko fault_inject=1
+insmod /lib/modules/ktrepl-test.ko fault_inject=1
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 quiesce_audit
 echo "flip node=$R sym=int_sqrt off=4" > $D/inject

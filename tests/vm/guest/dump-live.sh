@@ -6,7 +6,7 @@ ktrepl-dump --verify > /tmp/o 2>&1
 rc=$?
 check "before insmod: verify exits 2" test $rc = 2
 check "and says the module is not loaded" grep -q 'is ktrepl.ko loaded' /tmp/o
-check "insmod ktrepl.ko fault_inject=1" insmod /lib/modules/ktrepl.ko fault_inject=1
+check "insmod ktrepl-test.ko fault_inject=1" insmod /lib/modules/ktrepl-test.ko fault_inject=1
 check "verify: healthy" ktrepl-dump --verify
 for n in $(grep '^node=' $D/summary | kv node); do
 	emit "walk$n" ktrepl-dump -j walk --node $n

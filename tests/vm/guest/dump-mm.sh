@@ -2,7 +2,7 @@
 # activation=mm for a vmcore: one confined process per node, bound, and
 # the master node's then pointed at another node's set by fault injection.
 . /lib.sh
-check "insmod ktrepl.ko fault_inject=1" insmod /lib/modules/ktrepl.ko fault_inject=1
+check "insmod ktrepl-test.ko fault_inject=1" insmod /lib/modules/ktrepl-test.ko fault_inject=1
 M=$(head -n1 $D/summary | kv master_node)
 for n in $(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'); do
 	taskset -c "$(cat /sys/devices/system/node/node$n/cpulist)" \

@@ -4,7 +4,7 @@
 . /lib.sh
 X=/lib/modules/extra
 check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=4096
-check "insmod ktrepl.ko fault_inject=1" insmod /lib/modules/ktrepl.ko fault_inject=1
+check "insmod ktrepl-test.ko fault_inject=1" insmod /lib/modules/ktrepl-test.ko fault_inject=1
 check "fat and vfat load after it" sh -c "insmod $X/fat.ko && insmod $X/vfat.ko"
 check "verify: healthy" ktrepl-dump --verify
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)

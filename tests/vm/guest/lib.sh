@@ -231,3 +231,32 @@ storm() {
 	echo 1 > $TR/tracing_on
 	echo "$rounds"
 }
+
+# shipped_module_checks: the module users install has no test-only code
+# (issue 26); its load-time parameters cannot be changed at run time.
+shipped_module_checks() {
+	_p=/sys/module/ktrepl/parameters
+	for _t in fault_inject fail_alloc bench propagate; do
+		check "the shipped module has no '$_t' parameter" test ! -e $_p/$_t
+	done
+	check "the shipped module has no inject file" test ! -e $D/inject
+	_w=$(for _f in $_p/*; do [ "$(stat -c %a $_f)" = 444 ] || echo "$_f"; done)
+	check "every parameter is read-only at run time (0444)${_w:+: not $_w}" \
+		test -z "$_w"
+	_w=$(find $D -type f ! -perm 400 ! -name '*_ctl' 2>/dev/null)
+	check "every reader is 0400${_w:+: not $_w}" test -z "$_w"
+	_w=$(find $D -type f -name '*_ctl' ! -perm 200 2>/dev/null)
+	check "every control file is 0200${_w:+: not $_w}" test -z "$_w"
+	if [ -e $D/workload_ctl ] && [ "$(head -n1 $D/summary | kv activation)" != workload ]; then
+		check "workload start is refused outside activation=workload" \
+			sh -c "! echo start > $D/workload_ctl 2>/dev/null"
+	fi
+	_c=$(ls $D/*_ctl 2>/dev/null | head -n1)
+	if [ -n "$_c" ]; then
+		# root in a user namespace: uid 0 for the file mode, but no
+		# CAP_SYS_ADMIN in the initial namespace
+		unshare -Ur sh -c "echo stop > $_c" 2>/tmp/nocap.err
+		check "a control write without CAP_SYS_ADMIN is refused (EPERM)" \
+			grep -q 'not permitted' /tmp/nocap.err
+	fi
+}

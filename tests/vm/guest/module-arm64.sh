@@ -3,7 +3,7 @@
 # and node tables, which no CPU switches to; patches still reach them.
 . /lib.sh
 check "insmod ktrepl.ko activation=inactive" \
-	insmod /lib/modules/ktrepl.ko fault_inject=1 activation=inactive
+	insmod /lib/modules/ktrepl-test.ko fault_inject=1 activation=inactive
 S=$D/summary
 check "activation is inactive, as asked" test "$(head -n1 $S | kv activation)" = inactive
 check "no CPU runs on a node's tables" sh -c "! grep '^cpu=' $D/pgds | grep -q loaded_set=node"

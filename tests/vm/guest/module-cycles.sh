@@ -58,7 +58,7 @@ check "and said so $(dmesg | grep -c 'ktrepl: freed') times" \
 bad=0
 k=1
 while [ $k -le "$N" ]; do
-	if insmod /lib/modules/ktrepl.ko fail_alloc=$k 2>/dev/null; then
+	if insmod /lib/modules/ktrepl-test.ko fail_alloc=$k 2>/dev/null; then
 		echo "# fail_alloc=$k: load succeeded"
 		rmmod ktrepl
 		bad=$((bad + 1))
@@ -76,7 +76,7 @@ check "the failure is logged with its allocation number" \
 check "the load says why it failed" \
 	sh -c "dmesg | grep -q 'not loaded: replication setup failed (-12)'"
 check "fail_alloc past the last allocation loads" \
-	insmod /lib/modules/ktrepl.ko fail_alloc=$((N + 1))
+	insmod /lib/modules/ktrepl-test.ko fail_alloc=$((N + 1))
 rmmod ktrepl
 final=$(memfree_settled high)
 echo "# free after the failure sweep $final kB"

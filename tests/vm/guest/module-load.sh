@@ -10,6 +10,7 @@ check "master node $master holds the kernel code (sysfs memory blocks)" \
 	test "$(pa_node $((0x$kpa)))" = "$master"
 check "activation is mm (the x86_64 default)" \
 	test "$(head -n1 $S | kv activation)" = mm
+shipped_module_checks
 
 set -- $(replicas_on_their_nodes)
 check "every replica extent ($2) lies on its node's memory" \

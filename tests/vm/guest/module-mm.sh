@@ -25,10 +25,12 @@ wait_for() {
 spin='while :; do read x < /proc/self/stat; done'
 
 check "insmod ktrepl.ko (default activation)" \
-	insmod /lib/modules/ktrepl.ko fault_inject=1
+	insmod /lib/modules/ktrepl-test.ko fault_inject=1
 check "activation is mm" test "$(head -n1 $D/summary | kv activation)" = mm
-check "the bind file is there, root only" \
-	test "$(stat -c %a $D/bind)" = 600
+check "the bind reader is there, root only, read-only (0400)" \
+	test "$(stat -c %a $D/bind)" = 400
+check "the bind control is write-only (0200)" \
+	test "$(stat -c %a $D/bind_ctl)" = 200
 M=$(head -n1 $D/summary | kv master_node)
 echo "MASTER-NODE $M"
 emit paging echo "$(head -n1 $D/summary | kv paging_levels)"
@@ -108,24 +110,34 @@ check "a child forked by a bound process is bound within 1 s" \
 	wait_for 1 bound_line "$child"
 
 # by hand
-echo "pid=$free_pid node=$last" > $D/bind
+echo "pid=$free_pid node=$last" > $D/bind_ctl
 check "pid=P node=N binds an unconfined process by hand" \
 	sh -c "grep '^pid=$free_pid ' $D/bind | grep -q 'how=manual'"
 sleep 0.5
 check "a manual binding outlives the scan" bound_line $free_pid
-echo "pid=$free_pid node=-1" > $D/bind
+echo "pid=$free_pid node=-1" > $D/bind_ctl
 check "node=-1 unbinds it" sh -c "! grep -q '^pid=$free_pid ' $D/bind"
 check "a bad bind command is refused" \
-	sh -c "! echo 'pid=1 node=99' > $D/bind 2>/dev/null"
+	sh -c "! echo 'pid=1 node=99' > $D/bind_ctl 2>/dev/null"
 check "a pid that does not exist is refused" \
-	sh -c "! echo 'pid=999999 node=0' > $D/bind 2>/dev/null"
-echo auto=0 > $D/bind
+	sh -c "! echo 'pid=999999 node=0' > $D/bind_ctl 2>/dev/null"
+check "trailing junk is refused" \
+	sh -c "! echo 'pid=$free_pid node=$last x' > $D/bind_ctl 2>/dev/null"
+check "node=4294967297 is refused, not wrapped to 1" \
+	sh -c "! echo 'pid=$free_pid node=4294967297' > $D/bind_ctl 2>/dev/null"
+check "a repeated key is refused" \
+	sh -c "! echo 'pid=$free_pid pid=$free_pid node=$last' > $D/bind_ctl 2>/dev/null"
+check "none of those bound it" sh -c "! grep -q '^pid=$free_pid ' $D/bind"
+unshare -Ur sh -c "echo 'pid=$free_pid node=$last' > $D/bind_ctl" 2>/tmp/nocap.err
+check "a bind without CAP_SYS_ADMIN is refused (EPERM), and binds nothing" \
+	sh -c "grep -q 'not permitted' /tmp/nocap.err && ! grep -q '^pid=$free_pid ' $D/bind"
+echo auto=0 > $D/bind_ctl
 taskset -c "$(cpus_of $first)" sh -c "$spin" &
 late=$!
 sleep 0.6
 check "with auto=0 a newly confined process is not bound" \
 	sh -c "! grep -q '^pid=$late ' $D/bind"
-echo auto=1 > $D/bind
+echo auto=1 > $D/bind_ctl
 check "auto=1 binds it within 1 s" wait_for 1 bound_line $late
 
 # a bound mm on another node's set is a violation (the master's

@@ -37,8 +37,8 @@ check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=16384
 kpa=$(awk -F'[- :]+' '/Kernel code/ {print $2; exit}' /proc/iomem)
 knode=$(pa_node $((0x$kpa)))
 kcpu=$(cut -d- -f1 /sys/devices/system/node/node$knode/cpulist 2>/dev/null)
-check "insmod ktrepl.ko (from node $knode's CPU ${kcpu:-any})" \
-	taskset -c ${kcpu:-0-$(($(nproc) - 1))} insmod /lib/modules/ktrepl.ko \
+check "insmod ktrepl-test.ko (from node $knode's CPU ${kcpu:-any})" \
+	taskset -c ${kcpu:-0-$(($(nproc) - 1))} insmod /lib/modules/ktrepl-test.ko \
 	fault_inject=1 $KTREPL_ARGS
 M=$(head -n1 $D/summary | kv master_node)
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)

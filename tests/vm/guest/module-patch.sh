@@ -2,7 +2,7 @@
 # Runtime text patching reaches every replica, and with propagation off
 # the replicas differ exactly where the kernel patched itself.
 . /lib.sh
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+check "insmod ktrepl-test.ko (propagate is switched off below)" insmod /lib/modules/ktrepl-test.ko
 mount -t tracefs nodev /sys/kernel/tracing
 T=/sys/kernel/tracing
 identical() { ktrepl-dump diff > /tmp/diff.txt; }

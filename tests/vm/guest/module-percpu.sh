@@ -43,7 +43,7 @@ if [ "$FULL" = 1 ]; then
 		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*stall'"
 fi
 
-check "insmod ktrepl.ko (default activation)" insmod /lib/modules/ktrepl.ko fault_inject=1
+check "insmod ktrepl-test.ko (default activation)" insmod /lib/modules/ktrepl-test.ko fault_inject=1
 emit summary cat $S
 check "activation is percpu" test "$(head -n1 $S | kv activation)" = percpu
 emit pgds cat $D/pgds

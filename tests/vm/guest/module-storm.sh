@@ -11,7 +11,7 @@ mount -t tracefs nodev $T 2>/dev/null
 now() { cut -d. -f1 /proc/uptime; }
 if [ "$MODE" = module ]; then
 	check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
-	check "workers start on node tables" sh -c "echo start > $D/workload"
+	check "workers start on node tables" sh -c "echo start > $D/workload_ctl"
 	sleep 1
 	emit before cat $D/tasks
 fi
@@ -24,20 +24,23 @@ while [ $i -le "$ROUNDS" ]; do
 	i=$((i + 1))
 done
 ok "$ROUNDS rounds of the unfiltered function tracer on and off finished"
-if dmesg | grep -Eq 'rcu.*stall|soft lockup|hung task'; then
-	dmesg | grep -EA12 'rcu.*stall|soft lockup|hung task' | head -40 | sed 's/^/# /'
-	not_ok "no RCU stall, soft lockup or hung task"
-else
-	ok "no RCU stall, soft lockup or hung task"
-fi
+# stalls are the host's to judge, against the control's (t09-storm.py)
+dmesg | grep -E 'rcu.*stall|soft lockup|hung task' | head -20 | sed 's/^/@@stall@@ /'
 if [ "$MODE" = module ]; then
 	emit after cat $D/tasks
 	emit patches head -n1 $D/patches
 	emit kprobe grep __text_poke /sys/kernel/debug/kprobes/list
 	check "replicas identical to the master (diff exits 0)" ktrepl-dump diff
 	check "verify: healthy" ktrepl-dump --verify
-	check "workers stop" sh -c "echo stop > $D/workload"
+	check "workers stop" sh -c "echo stop > $D/workload_ctl"
 	check "rmmod ktrepl" rmmod ktrepl
 fi
-check_dmesg_clean
+# a stall report carries "BUG: soft lockup" and a call trace: judged above,
+# by the host; any other WARN, BUG or oops fails here
+if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection' | grep -Evq 'soft lockup'; then
+	dmesg | grep -EA20 'WARNING:|BUG:|Oops|general protection' | sed 's/^/# /'
+	not_ok "kernel log is free of WARN/BUG/oops (stall reports aside)"
+else
+	ok "kernel log is free of WARN/BUG/oops (stall reports aside)"
+fi
 done_testing

@@ -2,9 +2,9 @@
 # The per-node workload runs on its node's tables, and execution (not
 # only CR3) proves it: a replica-only change is seen on that node alone.
 . /lib.sh
-check "insmod ktrepl.ko fault_inject=1 propagate=0" \
-	insmod /lib/modules/ktrepl.ko activation=workload fault_inject=1 propagate=0
-check "writing 'start' to workload succeeds" sh -c "echo start > $D/workload"
+check "insmod ktrepl-test.ko fault_inject=1 propagate=0" \
+	insmod /lib/modules/ktrepl-test.ko activation=workload fault_inject=1 propagate=0
+check "writing 'start' to workload succeeds" sh -c "echo start > $D/workload_ctl"
 sleep 3
 emit tasks1 cat $D/tasks
 sleep 2
@@ -34,24 +34,24 @@ while [ $i -lt 40 ]; do
 done
 taskset -p $(((1 << (last + 1)) - 1)) $$ >/dev/null
 emit rule_tasks cat $D/tasks
-check "writing 'stop' to workload succeeds" sh -c "echo stop > $D/workload"
+check "writing 'stop' to workload succeeds" sh -c "echo stop > $D/workload_ctl"
 check "tasks is empty once stopped" test ! -s $D/tasks
 
 # change int_sqrt in one replica node's copy only
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 check "inject: int_sqrt returns 42 in node $R's replica" \
 	sh -c "echo 'retval node=$R sym=int_sqrt value=42' > $D/inject"
-echo start > $D/workload
+echo start > $D/workload_ctl
 sleep 3
 emit tasks3 cat $D/tasks
 emit workload cat $D/workload
 # the same workers on the master's tables do not see the replica change
 check "writing 'start master' to workload succeeds" \
-	sh -c "echo 'start master' > $D/workload"
+	sh -c "echo 'start master' > $D/workload_ctl"
 sleep 3
 emit tasks_master cat $D/tasks
 emit workload_master cat $D/workload
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 echo "REPLICA-NODE $R"
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean

@@ -3,7 +3,7 @@
 # the kernel's own tables, a module's text replicated, ktrepl-top frames,
 # a flipped byte caught and named; then the host reads a vmcore of it.
 . /lib.sh
-check "insmod ktrepl.ko fault_inject=1" insmod /lib/modules/ktrepl.ko fault_inject=1
+check "insmod ktrepl-test.ko fault_inject=1" insmod /lib/modules/ktrepl-test.ko fault_inject=1
 emit summary cat $D/summary
 check "verify: healthy" ktrepl-dump --verify
 for n in $(grep '^node=' $D/summary | kv node); do
@@ -61,8 +61,12 @@ emit top ktrepl-top -j -n 2 -d 1
 stop_load
 
 quiesce_audit
+check "the test build's kernel is not tainted TAINT_TEST before an inject" \
+	test $(($(cat /proc/sys/kernel/tainted) >> 18 & 1)) = 0
 check "inject: flip int_sqrt+0x4 on node $R" \
 	sh -c "echo 'flip node=$R sym=int_sqrt off=4' > $D/inject"
+check "an inject taints the kernel (TAINT_TEST)" \
+	test $(($(cat /proc/sys/kernel/tainted) >> 18 & 1)) = 1
 emit verify ktrepl-dump -j --verify
 ktrepl-dump --verify > /tmp/v
 check "verify exits 1 on the flip" test $? = 1

@@ -14,14 +14,14 @@ done
 emit plain ktrepl-top -j -n 1 -d 1
 kill $(jobs -p)
 wait 2>/dev/null
-check "insmod ktrepl.ko activation=inactive" \
-	insmod /lib/modules/ktrepl.ko activation=inactive
+check "insmod ktrepl-test.ko activation=inactive (its workers run beside inactive)" \
+	insmod /lib/modules/ktrepl-test.ko activation=inactive
 M=$(head -n1 $D/summary | kv master_node)
 echo "MASTER-NODE $M"
-check "the workload starts" sh -c "echo start > $D/workload"
+check "the workload starts" sh -c "echo start > $D/workload_ctl"
 sleep 1
 emit inactive taskset -c $(first_cpu $M) ktrepl-top -j -n 2 -d 1
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 start_load
 emit inactive_load ktrepl-top -j -n 1 -d 1
 stop_load

@@ -67,10 +67,10 @@ pid=$!
 # its first frame is out before the module comes (startup is slow in TCG)
 first_frame /tmp/attach.json
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
-echo start > $D/workload
+echo start > $D/workload_ctl
 wait $pid
 check "ktrepl-top that saw the module arrive exits 0" [ $? = 0 ]
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 emit attach cat /tmp/attach.json
 # ktrepl-dump with kcore unreadable: a copy of the state it can read,
 # and the real /proc/kcore, which only root may open
@@ -87,23 +87,23 @@ MC=$(first_cpu $M)
 echo "MASTER-NODE $M"
 # ktrepl-top itself runs on the master node, where its own kernel work
 # is local either way, so it does not colour the other nodes' figures
-check "the workload starts on the nodes' tables" sh -c "echo start > $D/workload"
+check "the workload starts on the nodes' tables" sh -c "echo start > $D/workload_ctl"
 sleep 1
 emit tasks_before cat $D/tasks
 emit workload taskset -c $MC ktrepl-top -j -n 3 -d 1
 emit tasks_after cat $D/tasks
 check "the workload moves to the master's tables" \
-	sh -c "echo 'start master' > $D/workload"
+	sh -c "echo 'start master' > $D/workload_ctl"
 sleep 1
 emit master taskset -c $MC ktrepl-top -j -n 2 -d 1
 emit tasks_master cat $D/tasks
 
 # the module goes away under a running ktrepl-top
-echo start > $D/workload
+echo start > $D/workload_ctl
 taskset -c $MC ktrepl-top -j -n 6 -d 0.5 >/tmp/unload.json 2>/tmp/unload.err &
 pid=$!
 first_frame /tmp/unload.json
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 check "rmmod ktrepl while ktrepl-top runs" rmmod ktrepl
 wait $pid
 check "ktrepl-top carries on and exits 0 after the module left" [ $? = 0 ]

@@ -6,11 +6,11 @@ check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 emit summary cat $D/summary
 M=$(head -n1 $D/summary | kv master_node)
 MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
-check "the workload starts" sh -c "echo start > $D/workload"
+check "the workload starts" sh -c "echo start > $D/workload_ctl"
 sleep 1
 emit tasks cat $D/tasks
 emit memless taskset -c $MC ktrepl-top -j -n 2 -d 1
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing

@@ -6,7 +6,7 @@ mount -t devpts devpts /dev/pts
 export TERM=xterm HOME=/root LANG=C.UTF-8
 check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
 echo "set -g default-terminal screen" > /root/.tmux.conf
-echo start > $D/workload
+echo start > $D/workload_ctl
 # as in the batch test, the tool's own kernel work stays on the master node
 M=$(head -n1 $D/summary | kv master_node)
 MC=$(cut -d, -f1 /sys/devices/system/node/node$M/cpulist | cut -d- -f1)
@@ -49,7 +49,7 @@ pane resized
 tmux send-keys -t t q
 pane after 2
 tmux kill-server
-echo stop > $D/workload
+echo stop > $D/workload_ctl
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing

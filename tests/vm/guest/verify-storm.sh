@@ -18,7 +18,7 @@ echo "@@control@@ rounds=$n seconds=10"
 check "control storm without ktrepl: $n rounds, kernel log clean" \
 	sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*stall'"
 
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko fault_inject=1
+check "insmod ktrepl-test.ko" insmod /lib/modules/ktrepl-test.ko fault_inject=1
 check "the module publishes its patch window" test -r $D/patch_window
 R=$(grep 'role=replica' $S | head -n1 | kv node)
 # a rodata byte: no storm patch and no audit repair ever touches it

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The test build's parameters (KTREPL_TEST, make kernel-test). None of
+ * this is in the module users install: see testing.h.
+ *
+ * Injecting damages a replica or a table on purpose, so it requires
+ * CAP_SYS_ADMIN and taints the kernel (TAINT_TEST) before it acts.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/panic.h>
+
+#include "testing.h"
+
+static bool fault_inject;
+module_param(fault_inject, bool, 0444);
+MODULE_PARM_DESC(fault_inject, "test build: create debugfs 'inject'");
+
+static unsigned int fail_alloc;
+module_param(fail_alloc, uint, 0444);
+MODULE_PARM_DESC(fail_alloc, "test build: fail the k-th page allocation");
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "test build: also time a plain memcpy of the replicated bytes at load");
+
+static bool propagate = true;
+module_param(propagate, bool, KTR_SAFETY_PARAM_PERM);
+MODULE_PARM_DESC(propagate, "test build: copy runtime text patches into every replica (default 1); 0 leaves them stale so the tools can be shown to find it");
+
+bool ktr_test_inject_on(void)
+{
+	return fault_inject;
+}
+
+unsigned int ktr_test_fail_alloc(void)
+{
+	return fail_alloc;
+}
+
+bool ktr_test_bench(void)
+{
+	return bench;
+}
+
+/* called from the patch hook's handlers */
+bool ktr_test_propagate(void)
+{
+	return READ_ONCE(propagate);
+}
+NOKPROBE_SYMBOL(ktr_test_propagate);
+
+int ktr_test_inject_allowed(void)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!test_taint(TAINT_TEST))
+		pr_warn("fault injection: tainting the kernel (TAINT_TEST)\n");
+	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
+	return 0;
+}

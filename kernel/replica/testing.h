@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test-only knobs. The shipped module (make kernel, make install, DKMS)
+ * is built without KTREPL_TEST: these are then constants, so it has no
+ * such parameter, no inject file, and no way to turn propagation off.
+ * The test build (make kernel-test) has testing.c and inject.c.
+ */
+#ifndef KTREPL_TESTING_H
+#define KTREPL_TESTING_H
+
+#include <linux/types.h>
+
+/*
+ * A parameter that safety rests on is set at load only. The test build
+ * lets the tests change it at run time (to stop the audit before a flip
+ * they want to survive, say).
+ */
+#ifdef KTREPL_TEST
+#define KTR_TEST_BUILD true
+#define KTR_SAFETY_PARAM_PERM 0644
+#else
+#define KTR_TEST_BUILD false
+#define KTR_SAFETY_PARAM_PERM 0444
+#endif
+
+#ifdef KTREPL_TEST
+bool ktr_test_inject_on(void);		/* fault_inject=1: debugfs 'inject' */
+unsigned int ktr_test_fail_alloc(void);	/* fail_alloc=k: the k-th allocation */
+bool ktr_test_bench(void);		/* bench=1: time a plain memcpy too */
+bool ktr_test_propagate(void);		/* propagate=0: patches left stale */
+int ktr_test_inject_allowed(void);	/* capability check, then taint */
+int ktr_inject(const char *cmd);
+#else
+static inline bool ktr_test_inject_on(void) { return false; }
+static inline unsigned int ktr_test_fail_alloc(void) { return 0; }
+static inline bool ktr_test_bench(void) { return false; }
+static inline bool ktr_test_propagate(void) { return true; }
+#endif
+
+#endif
