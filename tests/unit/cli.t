@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The command-line conventions, without a guest: options anywhere on the
 line, each command's own options, -V, verify --prometheus (checked by
-promtool) and the bash completions."""
+promtool), read -o's file (new, 0600, no symlink) and the bash
+completions."""
 import json
 import os
 import shutil
@@ -100,6 +101,74 @@ rc, out, err = run("--debugfs", nowhere, "verify",
                    f"--prometheus={nowhere}/x/y.prom")
 ok(rc == 2 and "y.prom" in err, "--prometheus into a missing directory: "
    "exit 2 naming it", err)
+
+# read -o: the file holds physical memory, so it is created new, 0600,
+# never through a symlink and never over an existing file
+rdir = os.path.join(tmp, "read")
+os.mkdir(rdir)
+image = os.path.join(rdir, "image")
+mem = bytes((i * 7 + 3) & 0xff for i in range(8192))
+with open(image, "wb") as f:
+    f.write(mem)
+old_umask = os.umask(0)     # the mode is the tool's, whatever the umask
+out_file = os.path.join(rdir, "out.bin")
+rc, out, err = run("--raw", f"{image}@0x100000", "read", "-o", out_file,
+                   "0x100010", "32", "0x101000", "16")
+ok(rc == 0 and open(out_file, "rb").read() == mem[16:48] + mem[4096:4112],
+   "read -o FILE: the ranges' bytes, in order", out + err)
+ok(os.path.exists(out_file) and
+   oct(os.stat(out_file).st_mode & 0o777) == "0o600",
+   "read -o FILE: created 0600 (umask 0)",
+   oct(os.stat(out_file).st_mode) if os.path.exists(out_file) else "none")
+victim = os.path.join(rdir, "victim")
+with open(victim, "w") as f:
+    f.write("keep me\n")
+os.chmod(victim, 0o644)
+link = os.path.join(rdir, "link")
+os.symlink(victim, link)
+rc, out, err = run("--raw", image, "read", "-o", link, "0", "16")
+ok(rc == 2 and "symbolic link" in err and
+   open(victim).read() == "keep me\n" and
+   os.stat(victim).st_mode & 0o777 == 0o644 and os.path.islink(link),
+   "read -o SYMLINK: exit 2, refused; the target untouched", out + err)
+dangling = os.path.join(rdir, "dangling")
+os.symlink(os.path.join(rdir, "planted"), dangling)
+rc, out, err = run("--raw", image, "read", "-o", dangling, "0", "16")
+ok(rc == 2 and "symbolic link" in err and
+   not os.path.exists(os.path.join(rdir, "planted")),
+   "read -o DANGLING-SYMLINK: exit 2, its target not created", out + err)
+rc, out, err = run("--raw", image, "read", "-o", victim, "0", "16")
+ok(rc == 2 and "already exists" in err and
+   open(victim).read() == "keep me\n",
+   "read -o EXISTING: exit 2, the file untouched", out + err)
+rc, out, err = run("-j", "--raw", image, "read", "-o", link, "0", "16")
+e = json.loads(out) if out.startswith("{") else {}
+ok(rc == 2 and "symbolic link" in e.get("error", "") and not err,
+   "read -o SYMLINK -j: the error is JSON", out + err)
+partial = os.path.join(rdir, "partial")
+rc, out, err = run("--raw", image, "read", "-o", partial, "0", "16",
+                   "0x100000", "16")
+ok(rc == 2 and "outside the image" in err and not os.path.exists(partial),
+   "read -o with a range it cannot read: exit 2, no file left", out + err)
+os.umask(old_umask)
+
+# a kcore refused to someone not root says it needs root, not lockdown
+setpriv = shutil.which("setpriv")
+if os.geteuid() == 0 and setpriv:
+    os.chmod(tmp, 0o755)
+    os.chmod(rdir, 0o755)
+    os.chmod(image, 0o400)
+    r = subprocess.run([setpriv, "--reuid=65534", "--regid=65534",
+                        "--clear-groups", DUMP, "--kcore", image, "read",
+                        "0", "16"], capture_output=True, text=True,
+                       timeout=60)
+    ok(r.returncode == 2 and r.stderr.strip() ==
+       f"ktrepl-dump: error: {image}: Permission denied "
+       "(reading kcore needs root)",
+       "kcore unreadable, not root: exit 2, 'reading kcore needs root'",
+       r.stdout + r.stderr)
+else:
+    ok(True, "kcore unreadable, not root # SKIP needs root and setpriv")
 
 # the bash completions, through bash-completion's own loader
 compl = "/usr/share/bash-completion/bash_completion"

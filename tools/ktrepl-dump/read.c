@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "main.h"
 
@@ -41,6 +44,44 @@ static void json_hex(const uint8_t *buf, uint64_t pa, size_t len)
 	free(hex);
 }
 
+/*
+ * -o FILE will hold physical memory: a new file, 0600, created where
+ * the name says and nowhere else, so never through a symlink someone
+ * planted there and never over an existing file.
+ */
+static FILE *create_output(const char *path)
+{
+	struct stat sb;
+	FILE *fp;
+	int fd, e;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP || (e == EEXIST && !lstat(path, &sb) &&
+				   S_ISLNK(sb.st_mode)))
+			kt_out_error(&dump.out,
+				     "%s: is a symbolic link, which read -o does not follow: it only creates a new file, mode 0600, since the file holds physical memory",
+				     path);
+		else if (e == EEXIST)
+			kt_out_error(&dump.out,
+				     "%s: already exists; read -o only creates a new file, mode 0600, since the file holds physical memory: remove it or name another",
+				     path);
+		else
+			kt_out_error(&dump.out, "%s: %s", path, strerror(e));
+		return NULL;
+	}
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		e = errno;
+		close(fd);
+		unlink(path);
+		kt_out_error(&dump.out, "%s: %s", path, strerror(e));
+	}
+	return fp;
+}
+
 /* read [-o FILE] PA LEN [PA LEN...]: bytes at physical addresses */
 int do_read(int argc, char **argv)
 {
@@ -65,11 +106,9 @@ int do_read(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	if (out_path) {
-		bin = fopen(out_path, "w");
-		if (!bin) {
-			kt_out_error(&dump.out, "%s: %s", out_path, strerror(errno));
+		bin = create_output(out_path);
+		if (!bin)
 			return EXIT_TROUBLE;
-		}
 	}
 	ret = dump_open_memsrc(&src);
 	if (ret)
@@ -87,7 +126,8 @@ int do_read(int argc, char **argv)
 			ret = dump_fail(&err);
 		} else if (bin) {
 			if (fwrite(buf, 1, len, bin) != len) {
-				kt_out_error(&dump.out, "%s: write failed", out_path);
+				kt_out_error(&dump.out, "%s: write failed: %s",
+					     out_path, strerror(errno));
 				ret = EXIT_TROUBLE;
 			}
 		} else if (dump.out.json) {
@@ -98,8 +138,14 @@ int do_read(int argc, char **argv)
 	}
 	kt_memsrc_close(src);
 out:
-	if (bin)
-		fclose(bin);
+	if (bin && fclose(bin) && !ret) {
+		kt_out_error(&dump.out, "%s: write failed: %s", out_path,
+			     strerror(errno));
+		ret = EXIT_TROUBLE;
+	}
+	/* the file was ours alone: nothing half written stays behind */
+	if (bin && ret)
+		unlink(out_path);
 	free(buf);
 	return ret;
 }

@@ -116,9 +116,9 @@ int top_open(struct top *top, struct kt_err *err)
 	struct kt_target target;
 	int cpus[KT_NUMA_MAX_CPUS], nr = 0, i, ret;
 
-	if (geteuid() != 0 && !getenv("KTREPL_NO_ROOT_CHECK"))
+	if (!kt_sampler_privileged() && !getenv("KTREPL_NO_ROOT_CHECK"))
 		return kt_err_set(err, EPERM,
-				  "needs root: it samples every CPU with perf_event_open (see kernel.perf_event_paranoid) and reads %s",
+				  "needs root or CAP_PERFMON: it samples every CPU with perf_event_open (see kernel.perf_event_paranoid) and reads %s",
 				  top->opts.kcore_path);
 	ret = kt_numa_load(&top->numa, top->opts.sysfs_dir, err);
 	if (ret)
@@ -238,7 +238,8 @@ static int refresh_workers(struct top *top, struct kt_err *err)
 	both = calloc(n + top->nr_prev_tasks + 1, sizeof(*both));
 	if (!both)
 		return kt_err_set(err, ENOMEM, "out of memory");
-	memcpy(both, top->st.tasks, n * sizeof(*both));
+	if (n)	/* no tasks: st.tasks may be NULL, which memcpy may not get */
+		memcpy(both, top->st.tasks, n * sizeof(*both));
 	for (i = 0; i < top->nr_prev_tasks; i++) {
 		size_t j;
 

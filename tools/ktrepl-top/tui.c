@@ -3,8 +3,11 @@
 #include <curses.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "top.h"
 
@@ -323,6 +326,110 @@ static int tui_tick(struct top *top, void *arg)
 	return 0;
 }
 
+/*
+ * The terminal as it was before curses, put back on every way out: endwin()
+ * on the ordinary ones (q, -n, SIGINT, SIGTERM and SIGHUP through
+ * top_stop_requested(), a failed frame), and from a signal handler for
+ * those that end the process where it stands (SIGQUIT, abort(), a crash).
+ * The handler only uses what is async-signal-safe: write(2) of the
+ * terminfo strings prepared beforehand, tcsetattr(2), sigaction(2),
+ * raise(3).
+ */
+static struct termios saved_tio;
+static int tty_fd = -1;
+static char undo_seq[256];	/* leave the screen: attributes, cursor, keypad */
+static size_t undo_len;
+static volatile sig_atomic_t tty_dirty;
+
+static const int fatal_signals[] = {
+	SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+};
+#define NR_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+static struct sigaction fatal_old[NR_FATAL];	/* SIG_DFL, or a sanitizer's */
+
+static void restore_terminal(void)
+{
+	if (!tty_dirty)
+		return;
+	tty_dirty = 0;
+	/* a terminal that is gone takes neither: nothing more to do */
+	if (undo_len && write(tty_fd, undo_seq, undo_len) < 0)
+		undo_len = 0;
+	tcsetattr(tty_fd, TCSANOW, &saved_tio);
+}
+
+/*
+ * The terminal first, then what the signal did before (the default
+ * action, or a sanitizer's report): sent with kill() or raise() (as
+ * abort() does), it is raised again; a fault (si_code > 0) comes back
+ * by itself when the instruction runs again.
+ */
+static void on_fatal(int sig, siginfo_t *si, void *ctx)
+{
+	int e = errno;
+	size_t i;
+
+	restore_terminal();
+	for (i = 0; i < NR_FATAL; i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &fatal_old[i], NULL);
+	errno = e;
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+/* a terminfo string without its padding ("$<5>"), appended to undo_seq */
+static void add_undo(const char *cap)
+{
+	const char *s = tigetstr(cap);
+
+	if (!s || s == (const char *)-1)
+		return;
+	while (*s && undo_len < sizeof(undo_seq) - 1) {
+		if (s[0] == '$' && s[1] == '<' && strchr(s, '>')) {
+			s = strchr(s, '>') + 1;
+			continue;
+		}
+		undo_seq[undo_len++] = *s++;
+	}
+}
+
+static void save_terminal(void)
+{
+	struct sigaction sa = {
+		.sa_sigaction = on_fatal,
+		.sa_flags = SA_SIGINFO | SA_NODEFER,
+	};
+	size_t i;
+
+	tty_fd = isatty(STDOUT_FILENO) ? STDOUT_FILENO :
+		 isatty(STDIN_FILENO) ? STDIN_FILENO : -1;
+	if (tty_fd < 0 || tcgetattr(tty_fd, &saved_tio)) {
+		tty_fd = -1;
+		return;
+	}
+	sigemptyset(&sa.sa_mask);
+	/* an ignored signal stays ignored: it ends nothing */
+	for (i = 0; i < NR_FATAL; i++)
+		if (!sigaction(fatal_signals[i], NULL, &fatal_old[i]) &&
+		    fatal_old[i].sa_handler != SIG_IGN)
+			sigaction(fatal_signals[i], &sa, NULL);
+	atexit(restore_terminal);
+}
+
+/* curses has set up the screen: from here on it has to be undone */
+static void terminal_taken(void)
+{
+	if (tty_fd < 0)
+		return;
+	undo_len = 0;
+	add_undo("sgr0");
+	add_undo("cnorm");
+	add_undo("rmkx");
+	add_undo("rmcup");
+	tty_dirty = 1;
+}
+
 int top_run_tui(struct top *top)
 {
 	struct tui ui = { .view = VIEW_NODES, .sort = { 1, 1, 2 } };
@@ -332,6 +439,7 @@ int top_run_tui(struct top *top)
 	SCREEN *scr;
 
 	top_install_signals();
+	save_terminal();
 	/* initscr() would exit on its own; newterm() lets us say why */
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
@@ -343,6 +451,7 @@ int top_run_tui(struct top *top)
 		return EXIT_TROUBLE;
 	}
 	set_term(scr);
+	terminal_taken();
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -360,6 +469,7 @@ int top_run_tui(struct top *top)
 			break;
 	}
 	endwin();
+	tty_dirty = 0;
 	delscreen(scr);
 	if (ret < 0) {
 		top_report_error(top, &err);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lockdown.h"
 #include "memsrc.h"
 
 struct kcore_segment {
@@ -215,9 +216,9 @@ int kt_memsrc_open_kcore(struct kt_memsrc **out, const char *path,
 		return kt_err_set(err, ENOMEM, "%s: out of memory", path);
 	kc->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (kc->fd < 0) {
-		ret = kt_err_set(err, errno, "%s: %s%s", path, strerror(errno),
-				 errno == EACCES || errno == EPERM ?
-					 " (reading kcore needs root)" : "");
+		/* not root, or lockdown=confidentiality: say which */
+		ret = kt_lockdown_err(err, KT_LOCKDOWN_USE_KCORE, path, errno,
+				      NULL);
 		free(kc);
 		return ret;
 	}

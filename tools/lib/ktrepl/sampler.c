@@ -2,6 +2,7 @@
 /* perf_event_open sampling of kernel IPs, one ring buffer per CPU. */
 #include <errno.h>
 #include <stdbool.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lockdown.h"
 #include "sampler.h"
+
+/* older uapi headers: Linux 5.8 */
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
 
 /* 64 data pages: about 8 s of samples at 1 kHz before the kernel drops any */
 #define RING_DATA_PAGES 64
@@ -98,6 +105,12 @@ static int paranoid_level(void)
 		fclose(f);
 	}
 	return level;
+}
+
+bool kt_sampler_privileged(void)
+{
+	return geteuid() == 0 || kt_have_cap(CAP_PERFMON) ||
+	       kt_have_cap(CAP_SYS_ADMIN);
 }
 
 static int open_error(int cpu, int code, struct kt_err *err)

@@ -41,6 +41,12 @@ struct kt_sampler_counts {
 	uint64_t throttles;	/* times the kernel throttled an event */
 };
 
+/*
+ * The process may sample kernel code on every CPU whatever
+ * kernel.perf_event_paranoid says: root, CAP_PERFMON, or CAP_SYS_ADMIN
+ * (which kernels before 5.8 want instead).
+ */
+bool kt_sampler_privileged(void);
 /* Open, disabled, on cpus[0..nr); kt_sampler_enable() starts sampling. */
 int kt_sampler_open(struct kt_sampler **out, const int *cpus, int nr,
 		    const struct kt_sampler_opts *opts, struct kt_err *err);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lockdown.h"
 #include "state.h"
 
 const char *kt_kv_find(const char *line, const char *key, size_t *len)
@@ -104,9 +105,20 @@ static int for_each_line(struct kt_state *st, const char *dir,
 	fc.path = path;
 	fp = fopen(path, "r");
 	if (!fp) {
-		if (!required && errno == ENOENT)
+		enum kt_lockdown_cause cause;
+		int e = errno;
+
+		if (!required && e == ENOENT)
 			return 0;
-		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
+		/* lockdown refuses files beyond 0444: optional ones go without */
+		ret = kt_lockdown_err(err, KT_LOCKDOWN_USE_DEBUGFS, path, e,
+				      &cause);
+		if (!required && (cause == KT_CAUSE_LOCKDOWN ||
+				  cause == KT_CAUSE_PROBABLY_LOCKDOWN)) {
+			kt_err_clear(err);
+			return 0;
+		}
+		return ret;
 	}
 	while (getline(&line, &cap, fp) > 0) {
 		fc.lineno++;
