@@ -114,7 +114,7 @@ static int summary_show(struct seq_file *m, void *v)
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
 	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu modules=%d module_bytes=%llu table_mirrors=%llu mirror_missed=%llu patch_window=%llu\n",
+		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu modules=%d module_bytes=%llu table_mirrors=%llu mirror_missed=%llu patch_window=%llu failsafe=%llu failsafe_active=%d failsafe_reason=%s\n",
 		   KTREPL_ABI_VERSION, prov->name,
 		   prov->arch,
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
@@ -128,7 +128,8 @@ static int summary_show(struct seq_file *m, void *v)
 		   ec.audits, ec.audit_repairs, ec.switches, ec.reinstalls,
 		   ec.switch_ns, ec.donated_pages, ec.vetoes, ec.binds,
 		   ec.unbinds, nr_mods, mod_bytes, ec.table_mirrors,
-		   ec.mirror_missed, ec.patch_window);
+		   ec.mirror_missed, ec.patch_window, ec.failsafe,
+		   ec.failsafe_active, ec.failsafe_reason ?: "-");
 	for_each_online_node(nid)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",

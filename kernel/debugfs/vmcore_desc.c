@@ -22,6 +22,11 @@
 #include "publish.h"
 
 #define KTREPL_DESC_MAX_TASKS 64
+/* descriptor bytes per module slot: its record and its rodata range */
+#define KTREPL_DESC_MODULE_BYTES (sizeof(struct ktrepl_desc_module) + \
+				  sizeof(struct ktrepl_desc_module_rodata))
+/* the fewest module slots a descriptor settles for (the old limit) */
+#define KTREPL_DESC_MIN_MODULES 256
 #define VMCOREINFO_NAME "VMCOREINFO"
 
 static const struct ktrepl_provider *prov;
@@ -94,23 +99,44 @@ static void refresh_bound(void)
 	kfree(recs);
 }
 
+/*
+ * The provider's modules, counting past the descriptor's slots so that
+ * the descriptor can say how many it leaves out; kvfree() the result.
+ */
+static struct ktrepl_module_info *list_modules(unsigned int slots, int *nr)
+{
+	unsigned int cap = slots + 1, most = 4 * slots + 4;
+	struct ktrepl_module_info *mods;
+
+	for (;;) {
+		mods = kvcalloc(cap, sizeof(*mods), GFP_KERNEL);
+		if (!mods)
+			return NULL;
+		*nr = prov->modules(mods, cap);
+		if (*nr < cap || cap >= most)
+			return mods;
+		kvfree(mods);
+		cap = min(2 * cap, most);
+	}
+}
+
 /* the replicated modules (the provider's list takes a mutex) */
 static void refresh_modules(void)
 {
 	struct ktrepl_module_info *mods;
 	struct ktrepl_desc_module_rodata *rodata;
 	struct ktrepl_desc_module *slots;
+	unsigned int omitted = 0;
 	int i, n;
 
 	if (!desc->modules_off)
 		return;
-	mods = kvcalloc(KTREPL_DESC_MAX_MODULES, sizeof(*mods), GFP_KERNEL);
+	mods = list_modules(desc->nr_modules, &n);
 	if (!mods)
 		return;
-	n = prov->modules(mods, KTREPL_DESC_MAX_MODULES);
 	slots = (void *)desc + desc->modules_off;
 	rodata = (void *)desc + desc->module_rodata_off;
-	for (i = 0; i < KTREPL_DESC_MAX_MODULES; i++) {
+	for (i = 0; i < desc->nr_modules; i++) {
 		struct ktrepl_desc_module m = { .orig_node = -1 };
 		struct ktrepl_desc_module_rodata ro = { 0 };
 
@@ -127,6 +153,12 @@ static void refresh_modules(void)
 		slots[i] = m;
 		rodata[i] = ro;
 	}
+	if (n > desc->nr_modules) {
+		omitted = n - desc->nr_modules;
+		pr_warn_once("%d replicated modules, more than the vmcore descriptor's %u slots: dumps list the first %u and count the rest as omitted\n",
+			     n, desc->nr_modules, desc->nr_modules);
+	}
+	WRITE_ONCE(desc->modules_omitted, omitted);
 	kvfree(mods);
 }
 
@@ -236,6 +268,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	struct ktrepl_desc_region *regions;
 	struct extent_fill fill;
 	s32 *cpu_node;
+	unsigned int slots;
 	size_t size;
 	int nid, r, cpu, i;
 
@@ -248,16 +281,38 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	       nr_ext * sizeof(struct ktrepl_desc_extent) +
 	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
 	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task) +
-	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound) +
-	       KTREPL_DESC_MAX_MODULES * (sizeof(struct ktrepl_desc_module) +
-			sizeof(struct ktrepl_desc_module_rodata));
-	if (size > KTREPL_DESC_MAX_BYTES)
-		return -E2BIG;
-	desc_order = get_order(size);
-	desc_pages = alloc_pages_node(prov->master_node, GFP_KERNEL | __GFP_ZERO,
-				      desc_order);
-	if (!desc_pages)
-		return -ENOMEM;
+	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
+	slots = prov->modules ? KTREPL_DESC_MAX_MODULES : 0;
+	/*
+	 * Physically contiguous, since dumps are read by physical address:
+	 * 4096 module slots are 416 KiB of it. Where memory is too
+	 * fragmented for that many (or they pass the size bound), fewer
+	 * slots; modules_omitted then counts the modules left out.
+	 */
+	for (;;) {
+		bool last = slots <= KTREPL_DESC_MIN_MODULES;
+		size_t all = size + slots * KTREPL_DESC_MODULE_BYTES;
+
+		if (all <= KTREPL_DESC_MAX_BYTES) {
+			desc_order = get_order(all);
+			desc_pages = alloc_pages_node(prov->master_node,
+						      GFP_KERNEL | __GFP_ZERO |
+						      (last ? 0 : __GFP_NORETRY |
+						       __GFP_NOWARN),
+						      desc_order);
+			if (desc_pages)
+				break;
+			if (last)
+				return -ENOMEM;
+		} else if (last) {
+			return -E2BIG;
+		}
+		slots /= 2;
+	}
+	if (prov->modules && slots < KTREPL_DESC_MAX_MODULES)
+		pr_warn("vmcore descriptor: %u module slots, not %u (%zu bytes in one block were past the bound or not to be had); more modules are counted, not listed\n",
+			slots, KTREPL_DESC_MAX_MODULES,
+			size + KTREPL_DESC_MAX_MODULES * KTREPL_DESC_MODULE_BYTES);
 	desc = page_address(desc_pages);
 
 	off = sizeof(*desc);
@@ -314,12 +369,10 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	}
 	if (prov->modules) {
 		desc->modules_off = off;
-		desc->nr_modules = KTREPL_DESC_MAX_MODULES;
-		off += KTREPL_DESC_MAX_MODULES *
-		       sizeof(struct ktrepl_desc_module);
+		desc->nr_modules = slots;
+		off += slots * sizeof(struct ktrepl_desc_module);
 		desc->module_rodata_off = off;
-		off += KTREPL_DESC_MAX_MODULES *
-		       sizeof(struct ktrepl_desc_module_rodata);
+		off += slots * sizeof(struct ktrepl_desc_module_rodata);
 	}
 
 	desc->abi = KTREPL_ABI_VERSION;

@@ -88,7 +88,12 @@ struct ktrepl_desc_module {
 	__u32 master_copies;	/* 0 in dumps older than the field */
 };
 
-#define KTREPL_DESC_MAX_MODULES 256
+/*
+ * The one module limit: modules[] slots, and the provider's
+ * KTREPL_MAX_MODULES (ktrepl_provider.h) is defined as this. 104 bytes
+ * of descriptor per slot (this record and its rodata range).
+ */
+#define KTREPL_DESC_MAX_MODULES 4096
 
 /*
  * modules[i]'s rodata where it is an area of its own (from Linux 6.4);
@@ -144,6 +149,14 @@ struct ktrepl_desc {
 	/* the same rule: module_rodata[], nr_modules slots (0: none) */
 	__u32 module_rodata_off;
 	__u32 reserved;
+	/*
+	 * the same rule: replicated modules that modules[] has no slot for
+	 * (more of them than nr_modules); 0: modules[] lists every one.
+	 * Counted up to 4 * nr_modules + 4, so a lower bound beyond that.
+	 * Absent (an older header): a full modules[] may have left some out.
+	 */
+	__u32 modules_omitted;
+	__u32 reserved2;
 };
 
 #endif

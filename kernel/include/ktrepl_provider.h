@@ -4,6 +4,8 @@
 
 #include <linux/types.h>
 
+#include "ktrepl_desc.h"	/* KTREPL_DESC_MAX_MODULES */
+
 /*
  * What the debugfs publisher needs from whatever does the replication.
  * ktrepl's own engine (kernel/replica/) implements it on stock kernels;
@@ -88,7 +90,8 @@ struct ktrepl_module_info {
 	u64 since_ns;		/* local_clock() once every node mapped it */
 };
 
-#define KTREPL_MAX_MODULES 1024
+/* the one module limit, declared with the descriptor that holds them */
+#define KTREPL_MAX_MODULES KTREPL_DESC_MAX_MODULES
 
 /* One leaf mapping in a node's tables, for pgtables/nodeN. */
 struct ktrepl_mapping {
@@ -118,6 +121,9 @@ struct ktrepl_engine_counters {
 	u64 table_mirrors;	/* module-area table entries mirrored */
 	u64 mirror_missed;	/* mirror hooks that could not run */
 	u64 patch_window;	/* odd while a patch is half made */
+	u64 failsafe;		/* fail-safe events since load */
+	bool failsafe_active;	/* off now because of a missed write */
+	const char *failsafe_reason;	/* the last event's, or NULL */
 };
 
 /* Visitors: a nonzero return stops the walk and is returned. */

@@ -254,13 +254,11 @@ int ktr_alloc_chunk_replicas(struct ktr_chunk *c)
 	c->copy = kcalloc(nr_node_ids, sizeof(*c->copy), GFP_KERNEL);
 	if (!c->copy)
 		return -ENOMEM;
-	if (ktr_arch.patch_hook == KTR_HOOK_FTRACE) {
-		/* sums tell the audit which master pages changed */
-		c->sums = kcalloc(1U << ktr_chunk_order(c), sizeof(*c->sums),
-				  GFP_KERNEL);
-		if (!c->sums)
-			return -ENOMEM;
-	}
+	/* sums tell the audit (both arches) which master pages changed */
+	c->sums = kcalloc(1U << ktr_chunk_order(c), sizeof(*c->sums),
+			  GFP_KERNEL);
+	if (!c->sums)
+		return -ENOMEM;
 	for_each_online_node(nid) {
 		if (!ktr.nodes[nid].own_replica)
 			continue;

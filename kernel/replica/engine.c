@@ -265,6 +265,49 @@ static void start_mm(void)
 	ktr.activation_reason = why;
 }
 
+/*
+ * The fail-safe's three steps on the activation (failsafe.c): everyone
+ * off the node tables, then on again, or off for good.
+ */
+static enum ktrepl_workload_mode paused_workload = KTREPL_WORKLOAD_STOP;
+
+void ktr_activation_pause(void)
+{
+	paused_workload = ktr_workload_mode();
+	if (paused_workload != KTREPL_WORKLOAD_STOP)
+		ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
+	if (ktr.activation == KTREPL_ACT_PERCPU)
+		ktr_arch.percpu_stop();
+	else if (ktr.activation == KTREPL_ACT_MM)
+		ktr_arch.mm->stop();
+}
+
+const char *ktr_activation_resume(void)
+{
+	const char *why = NULL;
+
+	if (ktr.activation == KTREPL_ACT_PERCPU) {
+		why = ktr_arch.percpu_start();
+		if (why)
+			ktr_arch.percpu_stop();
+	} else if (ktr.activation == KTREPL_ACT_MM) {
+		why = ktr_arch.mm->start();
+	}
+	if (!why && paused_workload != KTREPL_WORKLOAD_STOP &&
+	    ktr_workload_ctl(paused_workload))
+		why = "failsafe_workload_restart_failed";
+	return why;
+}
+
+/* nobody runs on the node tables from here until unload */
+void ktr_activation_give_up(const char *why)
+{
+	WRITE_ONCE(ktr.activation, KTREPL_ACT_INACTIVE);
+	WRITE_ONCE(ktr_provider.activation, KTREPL_ACT_INACTIVE);
+	ktr.activation_reason = why;
+	ktr_provider.activation_reason = why;
+}
+
 /* Replicas, hooks, copies and tables, with the time each step took. */
 static int replicate(void)
 {
@@ -351,6 +394,7 @@ int ktr_engine_init(void)
 		pr_info("activation=mm: node-bound processes run on their node's tables\n");
 	ktr_provider.allocations = ktr.alloc_calls;
 	ktr_provider.load_ns = ktime_get_ns() - start;
+	ktr_failsafe_start();
 #ifdef KTREPL_TEST
 	pr_warn("test build (KTREPL_TEST): fault injection compiled in; never load it on a production host\n");
 	if (ktr_test_inject_on())
@@ -370,6 +414,8 @@ fail:
  */
 void ktr_engine_stop(void)
 {
+	/* a fail-safe under way finishes first, and none starts after */
+	ktr_failsafe_stop();
 	/* every CPU off the node roots before their tables may change */
 	if (ktr.activation == KTREPL_ACT_PERCPU)
 		ktr_arch.percpu_stop();

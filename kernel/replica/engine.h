@@ -8,6 +8,7 @@
  *   patch.c     propagation of runtime text patches into every replica
  *   workload.c  worker threads on node tables (activation "workload")
  *   modules.c   module text and rodata, and the tables they add
+ *   failsafe.c  off, repair, check, on again after any missed write
  *   inject.c    fault injection, test build only (testing.h)
  *   testing.c   the test build's parameters (KTREPL_TEST)
  *   provider.c  the struct ktrepl_provider the publisher reads
@@ -88,7 +89,7 @@ struct ktr_geom {
 
 enum ktr_patch_hook {
 	KTR_HOOK_KPROBE,	/* a kprobe pre-handler */
-	KTR_HOOK_FTRACE,	/* an ftrace_ops, plus the audit */
+	KTR_HOOK_FTRACE,	/* an ftrace_ops */
 };
 
 /*
@@ -381,6 +382,27 @@ int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 void ktr_modules_counters(u64 *mirrored, u64 *missed);
 typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
 void ktr_modules_visit_chunks(ktr_chunk_fn fn);
+
+/* failsafe.c */
+enum ktr_failsafe_reason {
+	KTR_FS_PATCH_MISSED,	/* the hook saw a patch it could not place */
+	KTR_FS_PROBE_MISSED,	/* a patch probe could not run (nmissed) */
+	KTR_FS_AUDIT_REPAIR,	/* the audit found a write the hook missed */
+	KTR_FS_MIRROR_MISSED,	/* a module-area table update was missed */
+	KTR_FS_NR,
+};
+void ktr_failsafe_trip(enum ktr_failsafe_reason why);	/* any context */
+void ktr_failsafe_poll(void);				/* any context */
+void ktr_failsafe_start(void);
+void ktr_failsafe_stop(void);
+void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
+/* engine.c, for the fail-safe: process context, under its lock */
+void ktr_activation_pause(void);
+const char *ktr_activation_resume(void);
+void ktr_activation_give_up(const char *why);
+/* patch.c, for the fail-safe */
+u64 ktr_patch_unsafe_misses(void);
+unsigned int ktr_patch_resync(bool repair);
 
 /* provider.c */
 extern struct ktrepl_provider ktr_provider;

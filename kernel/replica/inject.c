@@ -12,6 +12,7 @@
  *   stale node=N [level=L]
  *   pm_revert node=N
  *   mm pid=P node=N
+ *   miss kind=patch|probe|mirror | miss kind=audit (sym=S [off=O] | va=V)
  *
  * Context: process (a debugfs write), on a kernel the test keeps quiet.
  */
@@ -28,19 +29,19 @@
 
 enum inject_verb {
 	V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD, V_STALE,
-	V_PM_REVERT, V_MM,
+	V_PM_REVERT, V_MM, V_MISS,
 };
 
 static const char *const verbs[] = {
 	[V_FLIP] = "flip",	   [V_RETVAL] = "retval", [V_TRAP] = "trap",
 	[V_REMAP] = "remap",	   [V_WRITABLE] = "writable",
 	[V_PGD] = "pgd",	   [V_STALE] = "stale",
-	[V_PM_REVERT] = "pm_revert", [V_MM] = "mm",
+	[V_PM_REVERT] = "pm_revert", [V_MM] = "mm", [V_MISS] = "miss",
 };
 
 enum {
 	OPT_NODE, OPT_SYM, OPT_OFF, OPT_VA, OPT_TO, OPT_VALUE, OPT_LEVEL,
-	OPT_PID, OPT_ERR,
+	OPT_PID, OPT_KIND, OPT_ERR,
 };
 
 static const match_table_t inject_opts = {
@@ -48,6 +49,7 @@ static const match_table_t inject_opts = {
 	{ OPT_OFF, "off=%s" },	   { OPT_VA, "va=%s" },
 	{ OPT_TO, "to=%s" },	   { OPT_VALUE, "value=%s" },
 	{ OPT_LEVEL, "level=%s" }, { OPT_PID, "pid=%s" },
+	{ OPT_KIND, "kind=%s" },
 	{ OPT_ERR, NULL },
 };
 
@@ -56,6 +58,7 @@ struct inject_cmd {
 	unsigned long node, to, value, va, level, pid;
 	long off;
 	char sym[KSYM_NAME_LEN];
+	char kind[16];
 	bool has_node, has_to, has_value, has_va, has_level, has_pid;
 };
 
@@ -95,6 +98,9 @@ static int parse_option(struct inject_cmd *cmd, char *p)
 	case OPT_SYM:
 		return match_strlcpy(cmd->sym, &args[0], sizeof(cmd->sym)) <
 			       sizeof(cmd->sym) ? 0 : -EINVAL;
+	case OPT_KIND:
+		return match_strlcpy(cmd->kind, &args[0], sizeof(cmd->kind)) <
+			       sizeof(cmd->kind) ? 0 : -EINVAL;
 	case OPT_OFF:
 		/* may be negative: "sym=_etext off=-1" is text's last byte */
 		s = match_strdup(&args[0]);
@@ -131,11 +137,19 @@ static int parse_command(char *buf, struct inject_cmd *cmd)
 		if (ret)
 			return ret;
 	}
-	if (!cmd->has_node || cmd->node >= nr_node_ids ||
-	    !node_online(cmd->node) ||
-	    !ktr.nodes[ktr.nodes[cmd->node].memory_nid].own_replica)
-		return -EINVAL;
-	cmd->node = ktr.nodes[cmd->node].memory_nid;
+	/* a miss is the engine's, not one node's */
+	if (cmd->verb == V_MISS) {
+		if (!cmd->kind[0])
+			return -EINVAL;
+		if (strcmp(cmd->kind, "audit"))
+			return 0;
+	} else {
+		if (!cmd->has_node || cmd->node >= nr_node_ids ||
+		    !node_online(cmd->node) ||
+		    !ktr.nodes[ktr.nodes[cmd->node].memory_nid].own_replica)
+			return -EINVAL;
+		cmd->node = ktr.nodes[cmd->node].memory_nid;
+	}
 	if (cmd->sym[0]) {
 		cmd->va = ktr_ksym(cmd->sym);
 		if (!cmd->va)
@@ -289,6 +303,10 @@ int ktr_inject(const char *text)
 		if (!cmd.has_pid || ktr.activation != KTREPL_ACT_MM)
 			return -EINVAL;
 		return ktr_arch.mm->inject(cmd.pid, cmd.node);
+	case V_MISS:
+		if (!strcmp(cmd.kind, "mirror"))
+			return ktr_modules_force_mirror_miss();
+		return ktr_patch_force_miss(cmd.kind, cmd.va);
 	}
 	return -EINVAL;
 }

@@ -62,6 +62,7 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "testing.h"
 #include "ktrepl_compat.h"
 #include "ktrepl_node.h"
 
@@ -1082,6 +1083,18 @@ void ktr_modules_visit_chunks(ktr_chunk_fn visit)
 			visit(&km->chunks[i]);
 	mutex_unlock(&mods_lock);
 }
+
+#ifdef KTREPL_TEST
+/* test build: a module-area table update the mirror's probe missed */
+int ktr_modules_force_mirror_miss(void)
+{
+	if (!nr_mirror_probes)
+		return -EOPNOTSUPP;
+	mirror_probes[0].nmissed++;
+	ktr_failsafe_poll();
+	return 0;
+}
+#endif
 
 void ktr_modules_counters(u64 *mirrored, u64 *missed)
 {

@@ -38,6 +38,7 @@
 #include <linux/ftrace.h>
 #include <linux/io.h>
 #include <linux/kprobes.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -59,6 +60,10 @@ MODULE_PARM_DESC(audit_period_ms, "arm64: compare changed master text with every
 
 /* counters and log: written by the hook or the audit, read by debugfs */
 static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
+/* of nr_missed, those the test build's propagate=0 asked for */
+static atomic64_t nr_missed_asked;
+/* test build: the next patches the hook sees are dropped, as misses */
+static atomic_t force_drop;
 static atomic64_t nr_audits, nr_audit_repairs;
 static DEFINE_RAW_SPINLOCK(log_lock);
 static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
@@ -292,6 +297,7 @@ static bool propagate_patch(struct pt_regs *regs)
 	bool fill;
 	int nid;
 
+	ktr_failsafe_poll();
 	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len)
 		return false;
 	c = replicated_chunk(va, len);
@@ -301,9 +307,16 @@ static bool propagate_patch(struct pt_regs *regs)
 	if (!READ_ONCE(ktr.replicas_ready))
 		return false;
 	if (!ktr_test_propagate()) {
+		atomic64_inc(&nr_missed_asked);
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_notify_changed(false);
+		return false;
+	}
+	if (atomic_add_unless(&force_drop, -1, 0)) {
+		atomic64_inc(&nr_missed);
+		log_patch(va, len, 0, false);
+		ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
 		return false;
 	}
 	atomic64_inc(&patch_window);
@@ -419,17 +432,36 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 	if (!written)
 		return;
 	atomic64_inc(&nr_audit_repairs);
+	ktr_failsafe_trip(KTR_FS_AUDIT_REPAIR);
 	log_patch(master + first, last - first + 1, written, true);
 	pr_err_ratelimited("audit: a write at %pS reached the master but not %u replica(s); repaired\n",
 			   (void *)(master + first), written);
+}
+
+/*
+ * Where the hook runs before the kernel writes the master (x86), a patch
+ * in flight leaves the replicas ahead of the master: text_mutex, which
+ * every text_poke holds, keeps the audit and the resync out of that
+ * window. Where there is none (arm64), hook_lock and poked do.
+ */
+static void exclude_patches(bool on)
+{
+	if (!ktr.text_mutex)
+		return;
+	if (on)
+		mutex_lock(ktr.text_mutex);
+	else
+		mutex_unlock(ktr.text_mutex);
 }
 
 static void audit_chunk(struct ktr_chunk *c)
 {
 	unsigned int p;
 
+	lockdep_assert_held(&audit_lock);
 	if (!c->sums)
 		return;
+	exclude_patches(true);
 	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
 		u64 sum = xxh64((void *)c->va + p * PAGE_SIZE, PAGE_SIZE, 0);
 
@@ -438,7 +470,69 @@ static void audit_chunk(struct ktr_chunk *c)
 		c->sums[p] = sum;
 		audit_page(c, p);
 	}
+	exclude_patches(false);
 	cond_resched();
+}
+
+/* the fail-safe's pass: repair or only count, see ktr_patch_resync() */
+static bool resync_repair;
+static unsigned int resync_pages;
+
+static void resync_chunk(struct ktr_chunk *c)
+{
+	unsigned int p;
+	int nid;
+
+	lockdep_assert_held(&audit_lock);
+	exclude_patches(true);
+	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
+		unsigned long va = c->va + p * PAGE_SIZE, flags;
+
+		raw_spin_lock_irqsave(&hook_lock, flags);
+		/* mid-patch (arm64 poke): its unmap passes the bytes on */
+		if (poked.chunk == c && poked.va == va) {
+			raw_spin_unlock_irqrestore(&hook_lock, flags);
+			resync_pages++;
+			continue;
+		}
+		for_each_replica(c, nid) {
+			void *copy = page_address(c->copy[nid] + p);
+
+			if (!memcmp(copy, (void *)va, PAGE_SIZE))
+				continue;
+			resync_pages++;
+			if (resync_repair)
+				ktr_replica_write(nid, va, (void *)va, -1,
+						  PAGE_SIZE);
+		}
+		raw_spin_unlock_irqrestore(&hook_lock, flags);
+		if (c->sums)
+			c->sums[p] = xxh64((void *)va, PAGE_SIZE, 0);
+	}
+	exclude_patches(false);
+	cond_resched();
+}
+
+/*
+ * Every replica page of the kernel and of every replicated module that
+ * differs from the master's: recopied when repair, else only counted.
+ * Returns the count. Context: process; sleeps. Only the fail-safe
+ * calls it, once nothing runs on the replicas.
+ */
+unsigned int ktr_patch_resync(bool repair)
+{
+	unsigned int n;
+	int i;
+
+	mutex_lock(&audit_lock);
+	resync_repair = repair;
+	resync_pages = 0;
+	for (i = 0; i < ktr.nr_chunks; i++)
+		resync_chunk(&ktr.chunks[i]);
+	ktr_modules_visit_chunks(resync_chunk);
+	n = resync_pages;
+	mutex_unlock(&audit_lock);
+	return n;
 }
 
 /*
@@ -451,6 +545,7 @@ static void audit_fn(struct work_struct *work)
 	unsigned int period = READ_ONCE(audit_period_ms);
 	int i;
 
+	ktr_failsafe_poll();
 	if (!READ_ONCE(ktr.replicas_ready) || !ktr_test_propagate())
 		goto again;
 	mutex_lock(&audit_lock);
@@ -636,6 +731,9 @@ int ktr_patch_start(void)
 		patch_kretprobe.maxactive = 2 * num_possible_cpus();
 		ret = register_kretprobe(&patch_kretprobe);
 		kprobe_registered = !ret;
+		/* the net behind the hook, as on arm64 */
+		if (!ret)
+			start_audit();
 	}
 	if (ret)
 		pr_err("cannot hook %s for patch propagation: %d\n",
@@ -688,6 +786,72 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 			   READ_ONCE(patch_kretprobe.nmissed) : 0);
 	*prop = ktr_test_propagate();
 }
+
+/*
+ * Misses that put stale text in a replica: those the hook counted, and
+ * the calls the probes could not hand to it, but not the ones the test
+ * build's propagate=0 asked for. Context: any.
+ */
+u64 ktr_patch_unsafe_misses(void)
+{
+	u64 n = atomic64_read(&nr_missed) - atomic64_read(&nr_missed_asked);
+
+	if (kprobe_registered)
+		n += READ_ONCE(patch_kretprobe.kp.nmissed) +
+		     READ_ONCE(patch_kretprobe.nmissed);
+	if (poke_registered)
+		n += READ_ONCE(poke_kprobe.nmissed);
+	return n;
+}
+NOKPROBE_SYMBOL(ktr_patch_unsafe_misses);
+
+#ifdef KTREPL_TEST
+/*
+ * Test build: make the engine see one miss of a kind, the way it would
+ * meet a real one. patch: the hook drops the next patch. probe: the
+ * probe counts a call it could not handle (the counter the kernel's
+ * kprobes raise). audit: a replica page differs from a master page that
+ * changed since the last pass, as after a write the hook never saw.
+ */
+int ktr_patch_force_miss(const char *kind, unsigned long va)
+{
+	if (!strcmp(kind, "patch")) {
+		atomic_inc(&force_drop);
+		return 0;
+	}
+	if (!strcmp(kind, "probe")) {
+		if (kprobe_registered)
+			patch_kretprobe.kp.nmissed++;
+		else if (poke_registered)
+			poke_kprobe.nmissed++;
+		else
+			return -EOPNOTSUPP;
+		ktr_failsafe_poll();
+		return 0;
+	}
+	if (!strcmp(kind, "audit")) {
+		struct ktr_chunk *c = ktr_find_chunk(va);
+		unsigned int p;
+		int nid;
+		u8 b;
+
+		if (!c || !c->sums || !READ_ONCE(audit_on))
+			return -EOPNOTSUPP;
+		p = (va - c->va) >> PAGE_SHIFT;
+		mutex_lock(&audit_lock);
+		for_each_replica(c, nid) {
+			b = *(u8 *)(page_address(c->copy[nid]) + (va - c->va));
+			b ^= 0xff;
+			ktr_replica_write(nid, va, &b, -1, 1);
+		}
+		c->sums[p] ^= 1;
+		mutex_unlock(&audit_lock);
+		mod_delayed_work(system_wq, &audit_work, 0);
+		return 0;
+	}
+	return -EINVAL;
+}
+#endif
 
 /* an audit under way: let it finish, so its repairs are counted */
 void ktr_patch_flush(void)

@@ -140,6 +140,8 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 	if (ktr.activation == KTREPL_ACT_MM)
 		ktr_arch.mm->counters(&c->binds, &c->unbinds);
 	ktr_modules_counters(&c->table_mirrors, &c->mirror_missed);
+	ktr_failsafe_counters(&c->failsafe, &c->failsafe_active,
+			      &c->failsafe_reason);
 }
 
 static phys_addr_t ktr_installed_root(int cpu)

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fail-safe: any write the replicas may have missed means a node may be
+ * running stale text (a livepatch fix missing, a removed kprobe's int3
+ * still there, a call into a freed ftrace trampoline). The engine never
+ * keeps running on replicas it cannot vouch for:
+ *
+ *   1. every CPU (percpu) or bound process (mm), and the workers, go back
+ *      to the master's tables;
+ *   2. with nothing running on them, every replica page that differs
+ *      from the master is recopied, under the same exclusion the patch
+ *      hook and the audit use;
+ *   3. activation resumes only once every replica page of the kernel
+ *      and of every replicated module equals the master's. A miss whose
+ *      damage cannot be checked here (a module-area table update the
+ *      mirror missed) leaves replication off.
+ *
+ * Trips come from any context (the patch hooks, the audit, the periodic
+ * poll of the probes' miss counters): ktr_failsafe_trip() only sets a
+ * bit and queues failsafe_work. The work runs in process context under
+ * failsafe_lock, which also orders it against ktr_failsafe_stop().
+ * nr_events, reason and active are written under failsafe_lock and read
+ * locklessly by the publisher.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include "engine.h"
+
+static const char *const reason_names[KTR_FS_NR] = {
+	[KTR_FS_PATCH_MISSED] = "patch_missed",
+	[KTR_FS_PROBE_MISSED] = "probe_missed",
+	[KTR_FS_AUDIT_REPAIR] = "audit_repair",
+	[KTR_FS_MIRROR_MISSED] = "mirror_missed",
+};
+
+#define KTR_FS_TRIES 10
+
+static DEFINE_MUTEX(failsafe_lock);
+static unsigned long pending;		/* a bit per enum ktr_failsafe_reason */
+static bool closed = true;		/* until the load is done, and after */
+static u64 nr_events;			/* under failsafe_lock */
+static int last_reason = -1;		/* under failsafe_lock */
+static bool active;			/* off because of a miss, now */
+/* the miss counters as last seen by ktr_failsafe_poll() */
+static atomic64_t seen_patch_missed, seen_mirror_missed;
+
+static void failsafe_fn(struct work_struct *work);
+static DECLARE_WORK(failsafe_work, failsafe_fn);
+
+/* Context: any (kprobe and ftrace handlers included); does not sleep. */
+void ktr_failsafe_trip(enum ktr_failsafe_reason why)
+{
+	set_bit(why, &pending);
+	if (!READ_ONCE(closed))
+		queue_work(system_unbound_wq, &failsafe_work);
+}
+NOKPROBE_SYMBOL(ktr_failsafe_trip);
+
+/* a counter that grew since it was last seen: trip once for the growth */
+static void poll_counter(atomic64_t *seen, u64 now,
+			 enum ktr_failsafe_reason why)
+{
+	u64 old = atomic64_read(seen);
+
+	if (now != old && atomic64_cmpxchg(seen, old, now) == old)
+		ktr_failsafe_trip(why);
+}
+NOKPROBE_SYMBOL(poll_counter);
+
+/*
+ * The probes count the calls they could not handle themselves
+ * (nmissed): no handler of ours ran, so they are seen only here. Called
+ * from every patch the hook sees and from every audit pass.
+ * Context: any; does not sleep.
+ */
+void ktr_failsafe_poll(void)
+{
+	u64 mirrored, mirror_missed;
+
+	poll_counter(&seen_patch_missed, ktr_patch_unsafe_misses(),
+		     KTR_FS_PROBE_MISSED);
+	ktr_modules_counters(&mirrored, &mirror_missed);
+	poll_counter(&seen_mirror_missed, mirror_missed, KTR_FS_MIRROR_MISSED);
+}
+NOKPROBE_SYMBOL(ktr_failsafe_poll);
+
+/* Context: process, under failsafe_lock. */
+static const char *repair_and_check(unsigned long why)
+{
+	unsigned int fixed = 0, left = 0;
+	int tries;
+
+	lockdep_assert_held(&failsafe_lock);
+	for (tries = 0; tries < KTR_FS_TRIES; tries++) {
+		fixed += ktr_patch_resync(true);
+		left = ktr_patch_resync(false);
+		if (!left)
+			break;
+		/* a patch landed between the two passes: go again */
+		msleep(20);
+	}
+	pr_info("fail-safe: %u replica page(s) recopied from the master, %u still differ\n",
+		fixed, left);
+	if (left)
+		return "failsafe_replicas_unverified";
+	/* a table entry the mirror missed is not one we can check here */
+	if (why & BIT(KTR_FS_MIRROR_MISSED))
+		return "failsafe_tables_unverified";
+	return NULL;
+}
+
+static void failsafe_fn(struct work_struct *work)
+{
+	unsigned long why;
+	const char *refusal;
+
+	mutex_lock(&failsafe_lock);
+	why = xchg(&pending, 0);
+	if (!why || closed)
+		goto out;
+	nr_events++;
+	last_reason = __ffs(why);
+	WRITE_ONCE(active, true);
+	ktr_notify_changed(true);
+	pr_err("fail-safe (%s): a write may have missed the replicas; every CPU and process is back on the master's tables\n",
+	       reason_names[last_reason]);
+	ktr_activation_pause();
+	refusal = repair_and_check(why);
+	if (refusal) {
+		ktr_activation_give_up(refusal);
+		pr_err("fail-safe (%s): replication stays off: %s\n",
+		       reason_names[last_reason], refusal);
+		goto out_changed;
+	}
+	refusal = ktr_activation_resume();
+	if (refusal) {
+		ktr_activation_give_up(refusal);
+		pr_err("fail-safe (%s): activation could not resume: %s\n",
+		       reason_names[last_reason], refusal);
+		goto out_changed;
+	}
+	WRITE_ONCE(active, false);
+	pr_info("fail-safe (%s): every replica equals the master again; activation resumed\n",
+		reason_names[last_reason]);
+out_changed:
+	ktr_notify_changed(true);
+out:
+	mutex_unlock(&failsafe_lock);
+}
+
+/*
+ * Once the load is done and activation started: the counters start at
+ * zero with the hooks, so a miss during the load is acted on now.
+ */
+void ktr_failsafe_start(void)
+{
+	WRITE_ONCE(closed, false);
+	ktr_failsafe_poll();
+	if (READ_ONCE(pending))
+		queue_work(system_unbound_wq, &failsafe_work);
+}
+
+/* Before activation is stopped for unload: no fail-safe runs after. */
+void ktr_failsafe_stop(void)
+{
+	mutex_lock(&failsafe_lock);
+	WRITE_ONCE(closed, true);
+	mutex_unlock(&failsafe_lock);
+	cancel_work_sync(&failsafe_work);
+}
+
+/* Context: any; lockless reads of values the work writes. */
+void ktr_failsafe_counters(u64 *events, bool *now, const char **reason)
+{
+	int r = READ_ONCE(last_reason);
+
+	*events = READ_ONCE(nr_events);
+	*now = READ_ONCE(active);
+	*reason = r >= 0 ? reason_names[r] : NULL;
+}
