@@ -6,13 +6,40 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/panic.h>
+#include <linux/utsname.h>
 
 #include "debugfs/publish.h"
+#include "ktrepl_compat.h"
 #include "replica/engine.h"
+
+static bool allow_untested;
+module_param(allow_untested, bool, 0444);
+MODULE_PARM_DESC(allow_untested, "load on a kernel series the tests do not cover (" KTR_COMPAT_TESTED_NAMES "); taints the kernel");
+
+/* a kernel series nobody tested this module on: off unless asked */
+static int check_series(void)
+{
+	if (KTR_COMPAT_TESTED_SERIES)
+		return 0;
+	if (!allow_untested) {
+		pr_err("not loaded: kernel %s is not a series ktrepl was tested on (%s); allow_untested=1 loads it anyway and taints the kernel\n",
+		       init_utsname()->release, KTR_COMPAT_TESTED_NAMES);
+		return -EOPNOTSUPP;
+	}
+	pr_warn("allow_untested=1: loading on untested kernel %s; tainting the kernel (TAINT_USER)\n",
+		init_utsname()->release);
+	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+	return 0;
+}
 
 static int __init ktrepl_init(void)
 {
-	int ret = ktr_engine_init();
+	int ret = check_series();
+
+	if (ret)
+		return ret;
+	ret = ktr_engine_init();
 
 	if (ret) {
 		pr_err("not loaded: replication setup failed (%d); see the messages above\n",

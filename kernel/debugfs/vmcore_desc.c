@@ -373,6 +373,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		off += slots * sizeof(struct ktrepl_desc_module);
 		desc->module_rodata_off = off;
 		off += slots * sizeof(struct ktrepl_desc_module_rodata);
+		desc->flags |= KTREPL_DESC_F_MODULES_COUNTED;
 	}
 
 	desc->abi = KTREPL_ABI_VERSION;

@@ -17,6 +17,16 @@
 	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
 
 /*
+ * The series the tests cover (the profiles in scripts/kernels; the DKMS
+ * package's BUILD_EXCLUSIVE_KERNEL says the same). Anything else loads
+ * only with allow_untested=1 (main.c).
+ */
+#define KTR_SERIES(major, minor) \
+	((LINUX_VERSION_CODE >> 8) == (KERNEL_VERSION(major, minor, 0) >> 8))
+#define KTR_COMPAT_TESTED_SERIES (KTR_SERIES(6, 1) || KTR_SERIES(6, 12))
+#define KTR_COMPAT_TESTED_NAMES "6.1, 6.12"
+
+/*
  * The core text and rodata of a module, as the engine replicates them.
  * Up to 6.3 the loader put both in one allocation, text first: one range,
  * [start, end), text up to text_end, and no second range. From 6.4

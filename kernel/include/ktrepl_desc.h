@@ -150,13 +150,18 @@ struct ktrepl_desc {
 	__u32 module_rodata_off;
 	__u32 reserved;
 	/*
-	 * the same rule: replicated modules that modules[] has no slot for
-	 * (more of them than nr_modules); 0: modules[] lists every one.
-	 * Counted up to 4 * nr_modules + 4, so a lower bound beyond that.
-	 * Absent (an older header): a full modules[] may have left some out.
+	 * Added in what was the header's tail padding (0 in older
+	 * descriptors), so valid only with their flag in flags. With
+	 * KTREPL_DESC_F_MODULES_COUNTED: the replicated modules modules[]
+	 * has no slot for (more of them than nr_modules), 0 when it lists
+	 * every one; counted up to 4 * nr_modules + 4, a lower bound beyond.
+	 * Without it, a modules[] whose every slot is used may have left
+	 * some out.
 	 */
 	__u32 modules_omitted;
-	__u32 reserved2;
+	__u32 flags;		/* KTREPL_DESC_F_* */
 };
+
+#define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */
 
 #endif

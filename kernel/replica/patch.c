@@ -54,7 +54,7 @@
 /* where the hook is ftrace-based: audit changed text this often */
 static unsigned int audit_period_ms = 2000;
 module_param(audit_period_ms, uint, KTR_SAFETY_PARAM_PERM);
-MODULE_PARM_DESC(audit_period_ms, "arm64: compare changed master text with every replica this often (ms, 0 = off)");
+MODULE_PARM_DESC(audit_period_ms, "compare changed master text with every replica this often (ms, 0 = off); a difference is a missed write: fail-safe");
 
 #define KTR_LOG_SIZE 256
 

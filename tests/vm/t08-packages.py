@@ -116,6 +116,27 @@ for prof in sorted(glob.glob(os.path.join(ktvm.ROOT, "scripts", "kernels",
         tap.ok(rc == 0 and ko, f"dkms build for {rel} ({arch})",
                out[-2000:])
 
+# an untested series: DKMS refuses it (BUILD_EXCLUSIVE_KERNEL), with the
+# headers of a tested one so that nothing else could be the reason
+rel = ktvm.kernel_release("x86_64")
+hdr = os.path.join(ktvm.CACHE, "kernels", rel, "usr", "src",
+                   f"linux-headers-{rel}")
+rc, out = sh("dkms", "build", "-m", "ktrepl", "-v", VERSION,
+             "-k", "6.5.0-99-amd64", "-a", "x86_64", "--kernelsourcedir", hdr)
+tap.ok(rc != 0 and "BUILD_EXCLUSIVE" in out and not glob.glob(
+    f"/var/lib/dkms/ktrepl/{VERSION}/6.5.0-99-amd64/x86_64/module/*"),
+    "dkms build refuses an untested kernel series (6.5.0-99-amd64)",
+    f"got exit {rc}: {out[-1500:]}\nwant a BUILD_EXCLUSIVE refusal")
+for key, k in built.items():
+    if not k:
+        continue
+    rc, out = sh("modinfo", "-p", k)
+    bad = [p for p in ("fault_inject", "fail_alloc", "bench", "propagate")
+           if re.search(rf"^{p}:", out, re.M)]
+    tap.ok(rc == 0 and not bad and "allow_untested:" in out,
+           f"the DKMS-built module for {key[0]} {key[1]} has no test "
+           "parameter (modinfo -p)", f"got {bad} in:\n{out}")
+
 # a guest of the newest 6.1 ABI runs the DKMS-built module
 ko = built.get((GUEST_KERNEL, "x86_64"))
 if ko:
