@@ -11,6 +11,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -128,6 +129,7 @@ static inline void fx_set_state(struct fixture *fx)
 		{ 1, 0, FX_TEXT_VA, fx_replica.text_pa, FX_TEXT_SIZE, 4096, 1 },
 		{ 1, 1, FX_RODATA_VA, fx_replica.rodata_pa, FX_RODATA_SIZE, 4096, 1 },
 	};
+	struct kt_err err;
 
 	memset(st, 0, sizeof(*st));
 	st->abi = 1;
@@ -142,12 +144,18 @@ static inline void fx_set_state(struct fixture *fx)
 	st->propagate = 1;
 	st->master_root_pa = fx_master.root;
 	st->direct_map = FX_DMAP;
+	/* the state's arrays are the library's: on the heap, fx_close frees */
+	kt_state_add_node(st, &err);
+	kt_state_add_node(st, &err);
+	kt_state_add_region(st, &err);
+	kt_state_add_region(st, &err);
+	if (st->nr_nodes != 2 || st->nr_regions != 2)
+		abort();
 	st->nodes[0] = (struct kt_node_state){ 0, 0, true, KT_ROLE_MASTER, "0-1",
 					       fx_master.root, 0, 0, FX_NODE_MEM };
 	st->nodes[1] = (struct kt_node_state){ 1, 1, true, KT_ROLE_REPLICA, "2-3",
 					       fx_replica.root, 12288, FX_NODE_MEM,
 					       FX_IMG_SIZE };
-	st->nr_nodes = 2;
 	strcpy(st->regions[0].name, "text");
 	st->regions[0].start = FX_TEXT_VA;
 	st->regions[0].end = FX_TEXT_VA + FX_TEXT_SIZE;
@@ -156,7 +164,6 @@ static inline void fx_set_state(struct fixture *fx)
 	st->regions[1].start = FX_RODATA_VA;
 	st->regions[1].end = FX_RODATA_VA + FX_RODATA_SIZE;
 	st->regions[1].text_end = st->regions[1].start;
-	st->nr_regions = 2;
 	memcpy(fx->extents, ext, sizeof(ext));
 	st->extents = fx->extents;
 	st->nr_extents = 4;
@@ -177,6 +184,45 @@ static inline void fx_init(struct fixture *fx, uint8_t *img)
 	memcpy(img + fx_replica.rodata_pa, img + fx_master.rodata_pa,
 	       FX_RODATA_SIZE);
 	fx_set_state(fx);
+}
+
+/*
+ * Issue 26: modules the state does not list. Two "modules" in the module
+ * area (0xffffffffc0000000, within 2 GiB of the image), each node mapping
+ * its own copy through its own tables, as ktrepl does for every module:
+ * a text page and a rodata page at PTEs 0 and 1, and one more text page
+ * at PTE 5. The state lists neither.
+ */
+#define FX_MOD_VA 0xffffffffc0000000ull
+#define FX_MOD_PMD_M 0x5000ull	/* the master's PMD and PTE pages for it */
+#define FX_MOD_PTE_M 0x8000ull
+#define FX_MOD_PMD_R 0x405000ull	/* and node 1's own */
+#define FX_MOD_PTE_R 0x408000ull
+
+static inline void fx_map_module(struct fixture *fx, const struct fx_node *n,
+		       uint64_t va, uint64_t pmd, uint64_t pte,
+		       uint64_t pages_pa)
+{
+	static const unsigned int slots[] = { 0, 1, 5 };
+	unsigned int i;
+
+	fx_put(fx, n->pud + 8 * fx_idx(va, 30), pmd | FX_P | FX_RW);
+	fx_put(fx, pmd + 8 * fx_idx(va, 21), pte | FX_P | FX_RW);
+	for (i = 0; i < 3; i++)
+		fx_put(fx, pte + 8 * slots[i],
+		       (pages_pa + 0x1000 * slots[i]) | FX_P | FX_GLB |
+			       (slots[i] == 1 ? FX_NX : 0));
+}
+
+static inline void fx_unlisted_modules_at(struct fixture *fx, uint64_t va)
+{
+	fx_map_module(fx, &fx_master, va, FX_MOD_PMD_M, FX_MOD_PTE_M, 0x110000);
+	fx_map_module(fx, &fx_replica, va, FX_MOD_PMD_R, FX_MOD_PTE_R, 0x510000);
+}
+
+static inline void fx_unlisted_modules(struct fixture *fx)
+{
+	fx_unlisted_modules_at(fx, FX_MOD_VA);
 }
 
 /* The image as a memory source and a target, with symbols. */
@@ -205,6 +251,13 @@ static inline int fx_open(struct fixture *fx)
 
 static inline void fx_close(struct fixture *fx)
 {
+	/* what fx_set_state took from the library; tests own the rest */
+	free(fx->st.nodes);
+	free(fx->st.regions);
+	free(fx->st.by_name);
+	fx->st.nodes = NULL;
+	fx->st.regions = NULL;
+	fx->st.by_name = NULL;
 	kt_memsrc_close(fx->src);
 	kt_symtab_free(&fx->syms);
 	unlink(fx->path);

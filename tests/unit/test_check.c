@@ -430,6 +430,231 @@ static void test_verify_details(void)
 	       "stale-table names the node's level, entry, VA and both values");
 }
 
+
+struct uncovered_case {
+	const char *name;
+	bool incomplete;	/* the state may leave modules out */
+	bool writable;		/* node 1's PTE 5 writable: no module's copy */
+	unsigned int not_covered, stale;
+};
+
+static void run_uncovered_case(const struct uncovered_case *c)
+{
+	struct kt_verify_stats stats;
+	struct fixture fx;
+	struct found f;
+	struct kt_err err;
+	unsigned int k, others = 0;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	fx_unlisted_modules(&fx);
+	if (c->writable)
+		fx_put(&fx, FX_MOD_PTE_R + 8 * 5,
+		       fx_get(&fx, FX_MOD_PTE_R + 8 * 5) | FX_RW);
+	fx.st.modules_incomplete = c->incomplete;
+	fx.st.nr_modules = 0;
+	fx.st.modules_omitted = c->incomplete ? 2 : 0;
+	if (fx_open(&fx)) {
+		tap_ok(0, "%s: the fixture opens", c->name);
+		return;
+	}
+	kt_err_clear(&err);
+	ret = kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	for (k = 0; k < KT_V_NR; k++)
+		if (k != KT_V_NOT_COVERED && k != KT_V_STALE_TABLE)
+			others += f.count[k];
+	tap_ok(!ret && f.count[KT_V_NOT_COVERED] == c->not_covered &&
+		       f.count[KT_V_STALE_TABLE] == c->stale && !others &&
+		       stats.count[KT_V_NOT_COVERED] == c->not_covered &&
+		       stats.total == c->stale,
+	       "verify: %s: %u not-covered, %u stale-table, %u violations (got %u, %u, %u; %u others; %s)",
+	       c->name, c->not_covered, c->stale, c->stale,
+	       f.count[KT_V_NOT_COVERED], f.count[KT_V_STALE_TABLE],
+	       stats.total, others, err.msg);
+	fx_close(&fx);
+}
+
+static void test_not_covered(void)
+{
+	static const struct uncovered_case cases[] = {
+		{ "a module list known whole, and node copies no listed module explains",
+		  false, false, 0, 3 },
+		{ "a truncated descriptor: unlisted modules' copies are not covered, not stale",
+		  true, false, 2, 0 },
+		{ "a truncated descriptor and a writable node entry: that one is still stale",
+		  true, true, 1, 1 },
+	};
+	struct kt_verify_stats stats;
+	struct fixture fx;
+	struct found f;
+	struct kt_err err;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_uncovered_case(&cases[i]);
+
+	/* the run's details: node, level, first entry, entries, span */
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	fx_unlisted_modules(&fx);
+	fx.st.modules_incomplete = true;
+	fx_open(&fx);
+	kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	fx_close(&fx);
+	tap_ok(f.last[KT_V_NOT_COVERED].node == 1 &&
+		       f.last[KT_V_NOT_COVERED].level == 3 &&
+		       f.last[KT_V_NOT_COVERED].index == 5 &&
+		       f.last[KT_V_NOT_COVERED].entries == 1 &&
+		       f.last[KT_V_NOT_COVERED].va == FX_MOD_VA + 0x5000 &&
+		       f.last[KT_V_NOT_COVERED].want == (0x115000 | FX_P | FX_GLB),
+	       "not-covered names the node, level, entry and both values");
+	tap_ok(stats.count[KT_V_NOT_COVERED] == 2 && stats.total == 0,
+	       "adjacent entries make one run (PTEs 0-1), PTE 5 another; no violation");
+
+	/*
+	 * The same copies 6 GiB below the image, past any module's reach:
+	 * stale, whatever the list leaves out.
+	 */
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	fx_unlisted_modules_at(&fx, 0xfffffffe00000000ull);
+	fx.st.modules_incomplete = true;
+	fx_open(&fx);
+	kt_err_clear(&err);
+	ret = kt_verify_run(&fx.t, collect_violation, &f, &stats, &err);
+	fx_close(&fx);
+	tap_ok(!ret && f.count[KT_V_NOT_COVERED] == 0 &&
+		       f.count[KT_V_STALE_TABLE] == 3 && stats.total == 3,
+	       "beyond the module area's reach of the image: stale-table (%u; %s)",
+	       f.count[KT_V_STALE_TABLE], err.msg);
+}
+
+
+/*
+ * End to end: the fixture image with a vmcore descriptor in it, as a
+ * module writes one, that lists no module and says omitted were left
+ * out (0: none), found by the page scan as in a dump.
+ */
+#define FX_DESC_PA 0x300000ull
+
+static void put_descriptor(struct fixture *fx, unsigned int omitted)
+{
+	uint8_t *buf = fx->img + FX_DESC_PA;
+	struct ktrepl_desc *d = (void *)buf;
+	struct ktrepl_desc_node *nodes;
+	struct ktrepl_desc_region *regions;
+	struct ktrepl_desc_extent *ext;
+	int32_t *cpu_node;
+	size_t off = sizeof(*d);
+	unsigned int i;
+
+	memcpy(d->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+	d->abi = 1;
+	strcpy(d->arch, "x86_64");
+	strcpy(d->activation, "workload");
+	d->paging_levels = 4;
+	d->va_bits = 48;
+	d->page_shift = 12;
+	d->propagate = 1;
+	d->nr_nodes = 2;
+	d->nr_regions = 2;
+	d->nr_extents = 4;
+	d->nr_cpus = 4;
+	d->master_root_pa = fx_master.root;
+	d->direct_map = FX_DMAP;
+	d->nodes_off = off;
+	nodes = (void *)(buf + off);
+	for (i = 0; i < 2; i++)
+		nodes[i] = (struct ktrepl_desc_node){
+			.nid = i, .memory_nid = i, .has_memory = 1,
+			.role = i ? KTREPL_DESC_ROLE_REPLICA :
+				    KTREPL_DESC_ROLE_MASTER,
+			.root_pa = i ? fx_replica.root : fx_master.root,
+			.mem_start = i * FX_NODE_MEM,
+			.mem_end = (i + 1) * FX_NODE_MEM,
+		};
+	off += 2 * sizeof(*nodes);
+	d->regions_off = off;
+	regions = (void *)(buf + off);
+	regions[0] = (struct ktrepl_desc_region){ "text", FX_TEXT_VA,
+						  FX_TEXT_VA + FX_TEXT_SIZE };
+	regions[1] = (struct ktrepl_desc_region){ "rodata", FX_RODATA_VA,
+						  FX_RODATA_VA + FX_RODATA_SIZE };
+	off += 2 * sizeof(*regions);
+	d->extents_off = off;
+	ext = (void *)(buf + off);
+	for (i = 0; i < 4; i++) {
+		const struct fx_node *n = i < 2 ? &fx_master : &fx_replica;
+
+		ext[i] = (struct ktrepl_desc_extent){
+			.node = i / 2, .region = i % 2,
+			.va = i % 2 ? FX_RODATA_VA : FX_TEXT_VA,
+			.pa = i % 2 ? n->rodata_pa : n->text_pa,
+			.size = i % 2 ? FX_RODATA_SIZE : FX_TEXT_SIZE,
+			.page_shift = 12, .pa_node = i / 2,
+		};
+	}
+	off += 4 * sizeof(*ext);
+	d->cpu_node_off = off;
+	cpu_node = (void *)(buf + off);
+	for (i = 0; i < 4; i++)
+		cpu_node[i] = i / 2;
+	off += 4 * sizeof(*cpu_node);
+	d->tasks_off = off;
+	/* module slots, none used */
+	d->nr_modules = 4;
+	d->modules_off = off;
+	off += 4 * sizeof(struct ktrepl_desc_module);
+	d->module_rodata_off = off;
+	off += 4 * sizeof(struct ktrepl_desc_module_rodata);
+	d->modules_omitted = omitted;
+	d->flags = KTREPL_DESC_F_MODULES_COUNTED;
+	d->size = off;
+}
+
+static void descriptor_case(unsigned int omitted, unsigned int not_covered,
+			    unsigned int stale, const char *what)
+{
+	struct kt_verify_stats stats;
+	struct kt_target t;
+	struct kt_state st;
+	struct fixture fx;
+	struct found f;
+	struct kt_err err;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	fx_init(&fx, img);
+	fx_unlisted_modules(&fx);
+	put_descriptor(&fx, omitted);
+	if (fx_open(&fx)) {
+		tap_ok(0, "%s: the fixture opens", what);
+		return;
+	}
+	kt_err_clear(&err);
+	ret = kt_target_open_dump(&t, &st, fx.src, NULL, &err);
+	if (!ret) {
+		ret = kt_verify_run(&t, collect_violation, &f, &stats, &err);
+		kt_state_free(&st);
+	}
+	tap_ok(!ret && f.count[KT_V_NOT_COVERED] == not_covered &&
+		       f.count[KT_V_STALE_TABLE] == stale &&
+		       stats.total == stale && stats.nodes == 2,
+	       "a dump whose descriptor %s: %u not-covered, %u stale-table (got %u, %u; %u violations; %s)",
+	       what, not_covered, stale, f.count[KT_V_NOT_COVERED],
+	       f.count[KT_V_STALE_TABLE], stats.total, err.msg);
+	fx_close(&fx);
+}
+
+static void test_descriptor_coverage(void)
+{
+	descriptor_case(2, 2, 0, "says it left 2 modules out");
+	descriptor_case(0, 0, 3, "says it lists every module");
+}
+
 int main(void)
 {
 	size_t i;
@@ -442,6 +667,8 @@ int main(void)
 	for (i = 0; i < sizeof(verify_cases) / sizeof(verify_cases[0]); i++)
 		run_verify_case(&verify_cases[i]);
 	test_verify_details();
+	test_not_covered();
+	test_descriptor_coverage();
 	test_settle();
 	free(img);
 	return tap_finish();

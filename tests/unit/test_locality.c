@@ -219,7 +219,9 @@ static void test_model(struct kt_memsrc *src)
 
 	/* per-CPU activation: every CPU on its node's root */
 	st.activation = KT_ACT_PERCPU;
-	st.nr_nodes = 2;
+	kt_state_add_node(&st, &err);
+	kt_state_add_node(&st, &err);
+	tap_ok(st.nr_nodes == 2, "a state grows its nodes on the heap");
 	st.nodes[0] = (struct kt_node_state){ .nid = 0, .root_pa = MASTER_ROOT };
 	st.nodes[1] = (struct kt_node_state){ .nid = 1, .root_pa = NODE1_ROOT };
 	tap_ok(!kt_loc_set_rule(&loc, &st, &err) && loc.rule == KT_RULE_PERCPU,
@@ -243,6 +245,7 @@ static void test_model(struct kt_memsrc *src)
 	free(loc.modules);
 	loc.modules = NULL;
 	kt_loc_free(&loc);
+	free(st.nodes);	/* its tasks are this function's own */
 }
 
 /*
@@ -324,6 +327,9 @@ static void test_numa_sysfs(void)
 	tap_ok(kt_parse_cpulist("3-1", mask, 16) == -EINVAL &&
 		       kt_parse_cpulist("x", mask, 16) == -EINVAL,
 	       "backwards ranges and garbage are refused");
+	tap_ok(kt_parse_cpulist("0-16", mask, 16) == -E2BIG &&
+		       kt_parse_cpulist("3,99", mask, 16) == -E2BIG,
+	       "a CPU at or past the limit is refused, not dropped");
 	if (!mkdtemp(root)) {
 		tap_ok(0, "temporary sysfs");
 		return;
@@ -354,6 +360,21 @@ static void test_numa_sysfs(void)
 	tap_ok(numa.memory_node[0] == 0 && numa.memory_node[2] == 1,
 	       "memoryless node 2 counts node 1 (nearest) as local");
 	kt_numa_free(&numa);
+	/* past the tools' limits: refused, naming the limit */
+	snprintf(path, sizeof(path), "%s/devices/system", root);
+	mkfile(path, "node/node2/cpulist", "4,1024\n");
+	tap_ok(kt_numa_load(&numa, root, &err) == -E2BIG &&
+		       strstr(err.msg, "KT_MAX_CPUS") && strstr(err.msg, "1024"),
+	       "a CPU past KT_MAX_CPUS is an error naming the limit: %s",
+	       err.msg);
+	mkfile(path, "node/node2/cpulist", "4\n");
+	snprintf(path, sizeof(path), "%s/devices/system/node/node64", root);
+	mkdir(path, 0755);
+	tap_ok(kt_numa_load(&numa, root, &err) == -E2BIG &&
+		       strstr(err.msg, "KT_MAX_NODES") && strstr(err.msg, "64"),
+	       "a node past KT_MAX_NODES is an error naming the limit: %s",
+	       err.msg);
+	rmdir(path);
 	snprintf(path, sizeof(path), "%s/nonexistent", root);
 	tap_ok(kt_numa_load(&numa, path, &err) == -ENOENT &&
 		       strstr(err.msg, "block_size_bytes"),

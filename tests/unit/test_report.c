@@ -206,6 +206,42 @@ static void report_verify(struct fixture *fx, enum style style)
 	free(c.buf);
 }
 
+/*
+ * A descriptor that left two modules out, and their copies in node 1's
+ * tables: "not-covered", no violation (and a summary that says so).
+ */
+static void report_not_covered(enum style style)
+{
+	struct kt_verify_stats stats;
+	struct verify_print vp;
+	struct fixture fx;
+	struct kt_err err;
+	struct capture c;
+
+	fx_init(&fx, img);
+	fx_unlisted_modules(&fx);
+	fx.st.modules_incomplete = true;
+	fx.st.modules_omitted = 2;
+	if (fx_open(&fx) || capture_begin(&c, style)) {
+		tap_ok(0, "not-covered: the fixture opens");
+		fx_close(&fx);
+		return;
+	}
+	vp = (struct verify_print){ &c, &fx.st, style == TAP };
+	if (style == PLAIN)	/* JSON: one value per file */
+		kt_report_summary(&c.out, &fx.st);
+	kt_report_verify_begin(&c.out, vp.tap);
+	kt_err_clear(&err);
+	if (kt_verify_run(&fx.t, print_violation, &vp, &stats, &err))
+		kt_report_abort(&c.out, err.msg);
+	else
+		kt_report_verify_end(&c.out, &stats, vp.tap);
+	capture_end(&c);
+	compare_golden(&c, "verify-not-covered", style);
+	free(c.buf);
+	fx_close(&fx);
+}
+
 static void report_abort(enum style style)
 {
 	struct capture c;
@@ -244,6 +280,9 @@ int main(void)
 	report_abort(PLAIN);
 	report_abort(JSON);
 	fx_close(&fx);
+	report_not_covered(PLAIN);
+	report_not_covered(TAP);
+	report_not_covered(JSON);
 	free(img);
 	return tap_finish();
 }

@@ -419,6 +419,290 @@ static void test_descriptor_damage(const uint8_t *good, size_t len,
 	free(desc);
 }
 
+
+/* module i of the large-server tests: text, then its rodata apart (6.4+) */
+#define MOD_TEXT(i) (0xffffffffc0000000ULL + (uint64_t)(i) * 0x10000)
+#define MOD_RODATA(i) (0xffffffffe0000000ULL + (uint64_t)(i) * 0x10000)
+
+/*
+ * A server with n modules: n module records in summary (two regions
+ * each) and a replica record for each region. Returns the dir, or NULL.
+ */
+static int many_modules_copy(char *dir, unsigned int n)
+{
+	size_t cap = (size_t)n * 256 + 64, used = 0;
+	char *lines = malloc(cap), path[96];
+	unsigned int i;
+	FILE *fp;
+	int ret;
+
+	if (!lines)
+		return -1;
+	for (i = 0; i < n; i++)
+		used += snprintf(lines + used, cap - used,
+				 "module=mod%04u start=0x%llx text_end=0x%llx end=0x%llx size=16384 orig_node=0 master_copies=0 since_ns=1 rodata_start=0x%llx rodata_end=0x%llx\n",
+				 i, (unsigned long long)MOD_TEXT(i),
+				 (unsigned long long)MOD_TEXT(i) + 0x4000,
+				 (unsigned long long)MOD_TEXT(i) + 0x4000,
+				 (unsigned long long)MOD_RODATA(i),
+				 (unsigned long long)MOD_RODATA(i) + 0x2000);
+	snprintf(lines + used, cap - used, "region=rodata");
+	ret = damaged_copy(dir, "summary", "region=rodata", lines);
+	free(lines);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/replicas", dir);
+	fp = fopen(path, "a");
+	if (!fp)
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(fp, "node=1 region=module va=0x%llx pa=0x%llx size=16384 page_size=4096 pa_node=1 module=mod%04u\n"
+			    "node=1 region=module va=0x%llx pa=0x%llx size=8192 page_size=4096 pa_node=1 module=mod%04u\n",
+			(unsigned long long)MOD_TEXT(i),
+			0x30000000ULL + i * 0x10000ULL, i,
+			(unsigned long long)MOD_RODATA(i),
+			0x30008000ULL + i * 0x10000ULL, i);
+	fclose(fp);
+	return 0;
+}
+
+/* module NAME's text and rodata regions, found by name and by VA */
+static bool finds_module(const struct kt_state *st, unsigned int i)
+{
+	char name[32], rodata[40];
+	int text, ro;
+
+	snprintf(name, sizeof(name), "module:mod%04u", i);
+	snprintf(rodata, sizeof(rodata), "%s/rodata", name);
+	text = kt_state_region(st, name);
+	ro = kt_state_region(st, rodata);
+	return text >= 0 && ro >= 0 && st->regions[text].module &&
+	       st->regions[text].start == MOD_TEXT(i) &&
+	       st->regions[ro].start == MOD_RODATA(i) &&
+	       kt_state_region_at(st, MOD_TEXT(i) + 0x123) == text &&
+	       kt_state_region_at(st, MOD_RODATA(i) + 0x1fff) == ro &&
+	       kt_state_module_region(st, name, MOD_RODATA(i)) == ro &&
+	       kt_state_module_region(st, name, MOD_TEXT(i)) == text;
+}
+
+/* every module's replica records went to the region holding their VA */
+static bool extents_in_regions(const struct kt_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_extents; i++) {
+		const struct kt_extent_state *e = &st->extents[i];
+		const struct kt_region_state *r = &st->regions[e->region];
+
+		if (e->va < r->start || e->va >= r->end)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Issue 26: a server with hundreds of modules (641 on the test target,
+ * two regions each from 6.4) must load whole; the kernel's own limit is
+ * KTREPL_DESC_MAX_MODULES, and a list that long may have been cut.
+ */
+static void test_many_modules(void)
+{
+	struct kt_state st;
+	struct kt_err err;
+	char dir[64];
+	int ret;
+
+	if (many_modules_copy(dir, 1000)) {
+		tap_ok(0, "1000 modules: fixture copy");
+		return;
+	}
+	kt_err_clear(&err);
+	ret = kt_state_load_debugfs(&st, dir, &err);
+	tap_ok(!ret && st.nr_regions == 2 + 2 * 1000 && st.nr_modules == 1000,
+	       "1000 module records load: 2002 regions (%d; %s)",
+	       ret ? -1 : st.nr_regions, err.msg);
+	if (!ret) {
+		tap_ok(finds_module(&st, 0) && finds_module(&st, 641) &&
+			       finds_module(&st, 999),
+		       "module:NAME and module:NAME/rodata found by name and by VA, first, 641st and last");
+		tap_ok(kt_state_region(&st, "module:mod1000") < 0 &&
+			       kt_state_region_at(&st, MOD_TEXT(1000)) < 0,
+		       "a module not listed is not found");
+		tap_ok(st.nr_extents >= 2000 && extents_in_regions(&st),
+		       "its 2000 replica records go to the region holding their VA");
+		tap_ok(!st.modules_incomplete,
+		       "1000 modules, below the kernel's limit: the list is whole");
+		tap_ok(sizeof(st) < 1024,
+		       "struct kt_state keeps its arrays on the heap (%zu bytes)",
+		       sizeof(st));
+		kt_state_free(&st);
+	}
+	remove_copy(dir);
+
+	if (many_modules_copy(dir, KTREPL_DESC_MAX_MODULES)) {
+		tap_ok(0, "%d modules: fixture copy", KTREPL_DESC_MAX_MODULES);
+		return;
+	}
+	ret = kt_state_load_debugfs(&st, dir, &err);
+	tap_ok(!ret && st.nr_modules == KTREPL_DESC_MAX_MODULES &&
+		       st.modules_incomplete && finds_module(&st, 4095),
+	       "%d module records, the kernel's limit: loaded, and the list may be cut (%s)",
+	       KTREPL_DESC_MAX_MODULES, err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	remove_copy(dir);
+}
+
+/*
+ * A synthetic descriptor: two nodes, text and rodata, slots module slots
+ * of which used are filled, and modules_omitted. old: as a module from
+ * before modules_omitted wrote it (the same header size, the field and
+ * its flag 0: it was tail padding).
+ */
+static uint8_t *synth_descriptor(unsigned int slots, unsigned int used,
+				 unsigned int omitted, bool old, size_t *len)
+{
+	size_t hdr = sizeof(struct ktrepl_desc);
+	size_t off = hdr, size;
+	struct ktrepl_desc *d;
+	struct ktrepl_desc_node *nodes;
+	struct ktrepl_desc_region *regions;
+	struct ktrepl_desc_module *mods;
+	struct ktrepl_desc_module_rodata *ro;
+	int32_t *cpu_node;
+	uint8_t *buf;
+	unsigned int i;
+
+	size = hdr + 2 * sizeof(*nodes) + 2 * sizeof(*regions) +
+	       2 * sizeof(*cpu_node) + slots * (sizeof(*mods) + sizeof(*ro));
+	size = (size + 4095) & ~(size_t)4095;
+	buf = calloc(1, size);
+	if (!buf)
+		return NULL;
+	d = (void *)buf;
+	memcpy(d->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+	d->abi = 1;
+	strcpy(d->arch, "x86_64");
+	strcpy(d->activation, "percpu");
+	d->paging_levels = 4;
+	d->va_bits = 48;
+	d->page_shift = 12;
+	d->master_node = 0;
+	d->propagate = 1;
+	d->nr_nodes = 2;
+	d->nr_regions = 2;
+	d->nr_cpus = 2;
+	d->master_root_pa = 0x1000;
+	d->nodes_off = off;
+	nodes = (void *)(buf + off);
+	for (i = 0; i < 2; i++)
+		nodes[i] = (struct ktrepl_desc_node){
+			.nid = i, .memory_nid = i, .has_memory = 1,
+			.role = i ? KTREPL_DESC_ROLE_REPLICA :
+				    KTREPL_DESC_ROLE_MASTER,
+			.root_pa = 0x1000 + i * 0x400000,
+			.mem_start = i * 0x400000, .mem_end = (i + 1) * 0x400000,
+		};
+	off += 2 * sizeof(*nodes);
+	d->regions_off = off;
+	regions = (void *)(buf + off);
+	regions[0] = (struct ktrepl_desc_region){ "text", 0xffffffff81000000ULL,
+						  0xffffffff82000000ULL };
+	regions[1] = (struct ktrepl_desc_region){ "rodata", 0xffffffff82000000ULL,
+						  0xffffffff82800000ULL };
+	off += 2 * sizeof(*regions);
+	d->extents_off = off;
+	d->cpu_node_off = off;
+	cpu_node = (void *)(buf + off);
+	cpu_node[0] = 0;
+	cpu_node[1] = 1;
+	off += 2 * sizeof(*cpu_node);
+	d->tasks_off = off;
+	d->nr_modules = slots;
+	d->modules_off = off;
+	mods = (void *)(buf + off);
+	off += slots * sizeof(*mods);
+	d->module_rodata_off = off;
+	ro = (void *)(buf + off);
+	off += slots * sizeof(*ro);
+	for (i = 0; i < used; i++) {
+		snprintf(mods[i].name, sizeof(mods[i].name), "mod%04u", i);
+		mods[i].start = MOD_TEXT(i);
+		mods[i].text_end = mods[i].end = MOD_TEXT(i) + 0x4000;
+		mods[i].orig_node = 0;
+		ro[i].start = MOD_RODATA(i);
+		ro[i].end = MOD_RODATA(i) + 0x2000;
+	}
+	if (!old) {
+		d->modules_omitted = omitted;
+		d->flags = KTREPL_DESC_F_MODULES_COUNTED;
+	}
+	d->size = off;
+	*len = size;
+	return buf;
+}
+
+static int load_synth(struct kt_state *st, unsigned int slots,
+		      unsigned int used, unsigned int omitted, bool old,
+		      struct kt_err *err)
+{
+	struct kt_memsrc *src;
+	char path[32];
+	uint8_t *desc;
+	size_t len;
+	int ret = -1;
+
+	desc = synth_descriptor(slots, used, omitted, old, &len);
+	src = desc ? descriptor_image(desc, len, 0x100000, path) : NULL;
+	kt_err_clear(err);
+	if (src) {
+		ret = kt_state_load_descriptor(st, src, 0x100000, err);
+		kt_memsrc_close(src);
+		unlink(path);
+	}
+	free(desc);
+	return ret;
+}
+
+/*
+ * The descriptor holds KTREPL_DESC_MAX_MODULES and says how many it left
+ * out; an older one, which could not say, is suspect when full.
+ */
+static void test_descriptor_modules(void)
+{
+	struct kt_state st;
+	struct kt_err err;
+	int ret;
+
+	ret = load_synth(&st, KTREPL_DESC_MAX_MODULES, 1000, 0, false, &err);
+	tap_ok(!ret && st.nr_regions == 2 + 2 * 1000 && st.nr_modules == 1000 &&
+		       !st.modules_incomplete && finds_module(&st, 0) &&
+		       finds_module(&st, 999),
+	       "a descriptor with 1000 of %d slots used: 2002 regions, each module found by name and VA, nothing left out (%s)",
+	       KTREPL_DESC_MAX_MODULES, err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	ret = load_synth(&st, 256, 256, 385, false, &err);
+	tap_ok(!ret && st.nr_modules == 256 && st.modules_incomplete &&
+		       st.modules_omitted == 385,
+	       "a descriptor that says it left 385 modules out: the state says so (%s)",
+	       err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	ret = load_synth(&st, 256, 256, 0, true, &err);
+	tap_ok(!ret && st.nr_modules == 256 && st.modules_incomplete &&
+		       !st.modules_omitted,
+	       "an older descriptor with every one of its 256 slots used: maybe cut (%s)",
+	       err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	ret = load_synth(&st, 256, 100, 0, true, &err);
+	tap_ok(!ret && st.nr_modules == 100 && !st.modules_incomplete,
+	       "an older descriptor with free slots: whole (%s)", err.msg);
+	if (!ret)
+		kt_state_free(&st);
+}
+
 int main(void)
 {
 	struct kt_state live;
@@ -431,6 +715,8 @@ int main(void)
 	test_debugfs(&live);
 	test_debugfs_damage();
 	test_module_rodata();
+	test_many_modules();
+	test_descriptor_modules();
 	desc = slurp(FIXTURE "/descriptor.bin", &len);
 	pa_text = slurp(FIXTURE "/descriptor.pa", &pa_len);
 	tap_ok(desc && pa_text && len > sizeof(struct ktrepl_desc),

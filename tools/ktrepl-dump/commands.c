@@ -43,8 +43,17 @@ static int parse_filters(const char *cmd, struct dump_target *dt, int *node,
 	}
 	if (a->given & CMD_OPT_REGION) {
 		*region = kt_state_region(&dt->st, a->region);
+		/* a module the descriptor had no room for is no typo */
+		if (*region < 0 && dt->st.modules_incomplete &&
+		    !strncmp(a->region, KT_MODULE_PREFIX,
+			     strlen(KT_MODULE_PREFIX)))
+			return dump_usage_error("%s: no region '%s': the state lists %u replicated modules and leaves %s out; this may be one of them",
+						cmd, a->region,
+						dt->st.nr_modules,
+						dt->st.modules_omitted ?
+						"more" : "perhaps more");
 		if (*region < 0)
-			return dump_usage_error("%s: no region '%s' (text, rodata)",
+			return dump_usage_error("%s: no region '%s' (text, rodata, module:NAME)",
 						cmd, a->region);
 	}
 	if (a->given & CMD_OPT_VA) {

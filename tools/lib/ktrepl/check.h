@@ -142,6 +142,13 @@ enum kt_violation_kind {
 	 * kernel kept patching them. The check could not conclude.
 	 */
 	KT_V_UNSETTLED,
+	/*
+	 * Not a divergence either: node table entries (a run of them in one
+	 * table, len bytes from va) that look like copies of modules the
+	 * state does not list (kt_state.modules_incomplete): the state
+	 * cannot say what they should be, so they are not judged.
+	 */
+	KT_V_NOT_COVERED,
 	KT_V_NR
 };
 
@@ -158,6 +165,7 @@ struct kt_violation {
 	int expected_node;
 	int level;		/* of the table holding the entry */
 	unsigned int index;	/* entry in that table */
+	unsigned int entries;	/* KT_V_NOT_COVERED: from index on, len */
 	uint64_t got;		/* entry or root value seen */
 	uint64_t want;		/* and expected */
 	const struct kt_diff *diff;	/* KT_V_BYTES only */
@@ -173,6 +181,7 @@ struct kt_verify_stats {
 	uint64_t tables;	/* node table pages compared */
 	unsigned int nodes;
 	unsigned int count[KT_V_NR];
+	/* violations: every kind but KT_V_NOT_COVERED, which is no verdict */
 	unsigned int total;
 };
 

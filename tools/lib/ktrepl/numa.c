@@ -27,7 +27,9 @@ int kt_parse_cpulist(const char *list, unsigned char *mask, int max)
 				return -EINVAL;
 			p = end;
 		}
-		for (; lo <= hi && lo < max; lo++)
+		if (hi >= max)
+			return -E2BIG;
+		for (; lo <= hi; lo++)
 			mask[lo] = 1;
 		if (*p == ',')
 			p++;
@@ -37,16 +39,20 @@ int kt_parse_cpulist(const char *list, unsigned char *mask, int max)
 	return 0;
 }
 
+/* the first line of path; -E2BIG when it does not fit in buf */
 static int read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
-	int ok;
+	int ret = 0;
 
 	if (!f)
 		return -errno;
-	ok = fgets(buf, len, f) != NULL;
+	if (!fgets(buf, len, f))
+		ret = -EIO;
+	else if (!strchr(buf, '\n') && fgetc(f) != EOF)
+		ret = -E2BIG;
 	fclose(f);
-	return ok ? 0 : -EIO;
+	return ret;
 }
 
 static int add_range(struct kt_numa *numa, uint64_t start, uint64_t end,
@@ -135,18 +141,27 @@ static void find_memory_nodes(struct kt_numa *numa, const char *nodedir)
 static int load_node(struct kt_numa *numa, const char *dir, int node,
 		     uint64_t block, struct kt_err *err)
 {
-	unsigned char mask[KT_NUMA_MAX_CPUS] = { 0 };
-	char path[1100], line[4096];
+	unsigned char mask[KT_MAX_CPUS] = { 0 };
+	char path[1100], line[16384];
 	struct dirent *de;
 	DIR *d;
-	int cpu;
+	int cpu, ret;
 
 	snprintf(path, sizeof(path), "%s/cpulist", dir);
-	if (read_line(path, line, sizeof(line)) == 0) {
-		if (kt_parse_cpulist(line, mask, KT_NUMA_MAX_CPUS))
+	ret = read_line(path, line, sizeof(line));
+	if (ret == -E2BIG)
+		return kt_err_set(err, E2BIG, "%s: a CPU list longer than %zu bytes",
+				  path, sizeof(line) - 1);
+	if (ret == 0) {
+		ret = kt_parse_cpulist(line, mask, KT_MAX_CPUS);
+		if (ret == -E2BIG)
+			return kt_err_set(err, E2BIG,
+					  "%s: a CPU at or above %d, this tool's limit (KT_MAX_CPUS): %s",
+					  path, KT_MAX_CPUS, line);
+		if (ret)
 			return kt_err_set(err, EINVAL, "%s: not a CPU list: %s",
 					  path, line);
-		for (cpu = 0; cpu < KT_NUMA_MAX_CPUS; cpu++) {
+		for (cpu = 0; cpu < KT_MAX_CPUS; cpu++) {
 			if (!mask[cpu])
 				continue;
 			numa->cpu_node[cpu] = node;
@@ -184,7 +199,7 @@ int kt_numa_load(struct kt_numa *numa, const char *sysfs, struct kt_err *err)
 	int i, ret = 0;
 
 	memset(numa, 0, sizeof(*numa));
-	for (i = 0; i < KT_NUMA_MAX_CPUS; i++)
+	for (i = 0; i < KT_MAX_CPUS; i++)
 		numa->cpu_node[i] = -1;
 	snprintf(path, sizeof(path), "%s/devices/system/memory/block_size_bytes",
 		 sysfs);
@@ -206,9 +221,14 @@ int kt_numa_load(struct kt_numa *numa, const char *sysfs, struct kt_err *err)
 		if (strncmp(de->d_name, "node", 4))
 			continue;
 		node = strtol(de->d_name + 4, &end, 10);
-		if (end == de->d_name + 4 || *end || node < 0 ||
-		    node >= KT_NUMA_MAX_NODES)
+		if (end == de->d_name + 4 || *end || node < 0)
 			continue;
+		if (node >= KT_MAX_NODES) {
+			ret = kt_err_set(err, E2BIG,
+					 "%s/%s: node %ld is at or above %d, this tool's limit (KT_MAX_NODES)",
+					 path, de->d_name, node, KT_MAX_NODES);
+			break;
+		}
 		snprintf(dir, sizeof(dir), "%s/%s", path, de->d_name);
 		ret = load_node(numa, dir, node, block, err);
 		if (node >= numa->nr_nodes)

@@ -7,8 +7,17 @@
 
 #include "err.h"
 
-#define KT_NUMA_MAX_NODES 64
-#define KT_NUMA_MAX_CPUS 1024
+/*
+ * The tools' two topology limits, declared here once: node ids below
+ * KT_MAX_NODES and CPU ids below KT_MAX_CPUS. A machine, debugfs or dump
+ * beyond either is refused with an error that names the limit, never
+ * cut short.
+ */
+#define KT_MAX_NODES 64
+#define KT_MAX_CPUS 1024
+/* the same limits under the names the sampling code uses */
+#define KT_NUMA_MAX_NODES KT_MAX_NODES
+#define KT_NUMA_MAX_CPUS KT_MAX_CPUS
 
 struct kt_numa_range {
 	uint64_t start;
@@ -40,7 +49,10 @@ int kt_numa_load(struct kt_numa *numa, const char *sysfs, struct kt_err *err);
 void kt_numa_free(struct kt_numa *numa);
 /* the node whose memory holds pa, or -1 */
 int kt_numa_pa_node(const struct kt_numa *numa, uint64_t pa);
-/* Parse a "0-3,8" CPU list into mask (one bool per CPU below max). */
+/*
+ * Parse a "0-3,8" CPU list into mask (one bool per CPU below max):
+ * -EINVAL for what is no list, -E2BIG for a CPU at or above max.
+ */
 int kt_parse_cpulist(const char *list, unsigned char *mask, int max);
 
 #endif

@@ -316,39 +316,47 @@ static int summary_header(struct kt_state *st, const char *line,
 static int summary_node(struct kt_state *st, const char *line,
 			struct file_ctx *fc)
 {
-	struct kt_node_state *n = &st->nodes[st->nr_nodes];
+	struct kt_node_state *n;
 	char word[32];
+	size_t len;
 	int ret;
 
 	if (st->nr_nodes >= KT_MAX_NODES)
-		return bad_record(fc, "more nodes than this tool supports");
+		return kt_err_set(fc->err, E2BIG,
+				  "%s:%d: more than %d nodes, this tool's limit (KT_MAX_NODES)",
+				  fc->path, fc->lineno, KT_MAX_NODES);
+	if (kt_kv_find(line, "cpus", &len) && len >= KT_CPULIST_MAX)
+		return kt_err_set(fc->err, E2BIG,
+				  "%s:%d: node record: a CPU list of %zu bytes, past this tool's limit of %d (KT_CPULIST_MAX)",
+				  fc->path, fc->lineno, len, KT_CPULIST_MAX - 1);
+	n = kt_state_add_node(st, fc->err);
+	if (!n)
+		return -fc->err->code;
 	ret = KV_READ(line, node_fields, n, "node record", fc);
+	if (!ret && (kt_kv_str(line, "role", word, sizeof(word)) ||
+		     kt_role_parse(word, &n->role)))
+		ret = bad_record(fc, "node record: unknown role");
 	if (ret)
-		return ret;
-	if (kt_kv_str(line, "role", word, sizeof(word)) ||
-	    kt_role_parse(word, &n->role))
-		return bad_record(fc, "node record: unknown role");
-	st->nr_nodes++;
-	return 0;
+		st->nr_nodes--;
+	return ret;
 }
 
 static int summary_region(struct kt_state *st, const char *line,
 			  struct file_ctx *fc)
 {
-	struct kt_region_state *r = &st->regions[st->nr_regions];
+	struct kt_region_state *r = kt_state_add_region(st, fc->err);
 	int ret;
 
-	if (st->nr_regions >= KT_MAX_REGIONS)
-		return bad_record(fc, "too many regions");
-	memset(r, 0, sizeof(*r));
+	if (!r)
+		return -fc->err->code;
 	ret = KV_READ(line, region_fields, r, "region record", fc);
-	if (ret)
+	if (!ret && r->end < r->start)
+		ret = bad_record(fc, "region record ends before it starts");
+	if (ret) {
+		st->nr_regions--;
 		return ret;
-	if (r->end < r->start)
-		return bad_record(fc, "region record ends before it starts");
+	}
 	r->text_end = strcmp(r->name, "text") ? r->start : r->end;
-	r->orig_node = -1;
-	st->nr_regions++;
 	return 0;
 }
 
@@ -366,33 +374,34 @@ static const struct kv_field module_fields[] = {
 static int summary_module(struct kt_state *st, const char *line,
 			  struct file_ctx *fc)
 {
-	struct kt_region_state *r = &st->regions[st->nr_regions];
+	struct kt_region_state *r;
 	uint64_t start, end;
 	char name[56];
 	int ret;
 
-	if (st->nr_regions >= KT_MAX_REGIONS)
-		return bad_record(fc, "too many modules");
-	memset(r, 0, sizeof(*r));
-	r->orig_node = -1;
 	if (kt_kv_str(line, "module", name, sizeof(name)) || !*name)
 		return bad_record(fc, "module record lacks a name");
+	r = kt_state_add_region(st, fc->err);
+	if (!r)
+		return -fc->err->code;
 	ret = KV_READ(line, module_fields, r, "module record", fc);
-	if (ret)
+	if (!ret && (r->end < r->start || r->text_end < r->start ||
+		     r->text_end > r->end))
+		ret = bad_record(fc, "module record: text_end outside start..end");
+	if (ret) {
+		st->nr_regions--;
 		return ret;
-	if (r->end < r->start || r->text_end < r->start ||
-	    r->text_end > r->end)
-		return bad_record(fc, "module record: text_end outside start..end");
+	}
 	snprintf(r->name, sizeof(r->name), KT_MODULE_PREFIX "%s", name);
 	r->module = true;
-	st->nr_regions++;
+	st->nr_modules++;
 	/* 6.4+: the rodata apart */
 	if (!kt_kv_u64(line, "rodata_start", &start) &&
 	    !kt_kv_u64(line, "rodata_end", &end) && end) {
 		ret = kt_state_add_module_rodata(st, st->nr_regions - 1, start,
 						 end);
-		if (ret == -ENOSPC)
-			return bad_record(fc, "too many modules");
+		if (ret == -ENOMEM)
+			return kt_err_set(fc->err, ENOMEM, "out of memory");
 		if (ret < 0)
 			return bad_record(fc, "module record: rodata_end before rodata_start");
 	}
@@ -619,6 +628,10 @@ int kt_state_load_debugfs(struct kt_state *st, const char *dir,
 		ret = kt_err_set(err, EPROTO,
 				 "%s/summary: no header record or no regions",
 				 dir);
+	/* the kernel lists at most KTREPL_MAX_MODULES: as many may be cut */
+	st->modules_incomplete = st->nr_modules >= KTREPL_DESC_MAX_MODULES;
+	if (!ret)
+		ret = kt_state_index_regions(st, err);
 	if (!ret)
 		ret = for_each_line(st, dir, "replicas", false, replicas_line,
 				    err);
@@ -648,6 +661,7 @@ int kt_state_refresh(struct kt_state *st, const char *dir, struct kt_err *err)
 		st->overhead = now->overhead;
 		ret = load_tasks(st, dir, err);
 	}
+	kt_state_free(now);
 	free(now);
 	return ret;
 }
@@ -673,6 +687,16 @@ int kt_state_patch_window(struct kt_state *st, const char *dir,
 
 void kt_state_free(struct kt_state *st)
 {
+	free(st->nodes);
+	free(st->regions);
+	free(st->by_name);
+	st->nodes = NULL;
+	st->regions = NULL;
+	st->by_name = NULL;
+	st->nr_nodes = st->nr_regions = st->nr_by_name = 0;
+	st->nodes_cap = st->regions_cap = 0;
+	st->nr_modules = st->modules_omitted = 0;
+	st->modules_incomplete = false;
 	free(st->extents);
 	free(st->cpus);
 	free(st->tasks);
@@ -697,24 +721,107 @@ const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid)
 	return NULL;
 }
 
+/* room for one more of size each in *arr (holding *cap); -ENOMEM */
+static int reserve(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+struct kt_node_state *kt_state_add_node(struct kt_state *st,
+					struct kt_err *err)
+{
+	struct kt_node_state *n;
+
+	if (st->nr_nodes >= KT_MAX_NODES) {
+		kt_err_set(err, E2BIG,
+			   "more than %d nodes, this tool's limit (KT_MAX_NODES)",
+			   KT_MAX_NODES);
+		return NULL;
+	}
+	if (reserve((void **)&st->nodes, &st->nodes_cap, (size_t)st->nr_nodes,
+		    sizeof(*n))) {
+		kt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	n = &st->nodes[st->nr_nodes++];
+	memset(n, 0, sizeof(*n));
+	return n;
+}
+
+struct kt_region_state *kt_state_add_region(struct kt_state *st,
+					    struct kt_err *err)
+{
+	struct kt_region_state *r;
+
+	if (reserve((void **)&st->regions, &st->regions_cap,
+		    (size_t)st->nr_regions, sizeof(*r))) {
+		kt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	r = &st->regions[st->nr_regions++];
+	memset(r, 0, sizeof(*r));
+	r->orig_node = -1;
+	return r;
+}
+
+static int by_name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct kt_region_state *regions = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	int c = strcmp(regions[x].name, regions[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+int kt_state_index_regions(struct kt_state *st, struct kt_err *err)
+{
+	int *idx = NULL, i;
+
+	st->nr_by_name = 0;
+	if (st->nr_regions) {
+		idx = realloc(st->by_name, st->nr_regions * sizeof(*idx));
+		if (!idx)
+			return kt_err_set(err, ENOMEM, "out of memory");
+		st->by_name = idx;
+	}
+	for (i = 0; i < st->nr_regions; i++)
+		idx[i] = i;
+	if (st->nr_regions)
+		qsort_r(idx, st->nr_regions, sizeof(*idx), by_name_cmp,
+			st->regions);
+	st->nr_by_name = st->nr_regions;
+	return 0;
+}
+
 int kt_state_add_module_rodata(struct kt_state *st, int text_region,
 			       uint64_t start, uint64_t end)
 {
-	const struct kt_region_state *text = &st->regions[text_region];
-	struct kt_region_state *r;
+	struct kt_region_state *r, text;
+	struct kt_err ignored;
 
 	if (end <= start)
 		return -EINVAL;
-	if (st->nr_regions >= KT_MAX_REGIONS)
-		return -ENOSPC;
-	r = &st->regions[st->nr_regions];
-	*r = *text;
+	text = st->regions[text_region];	/* the array may move */
+	r = kt_state_add_region(st, &ignored);
+	if (!r)
+		return -ENOMEM;
+	*r = text;
 	/* within r->name: 64 + strlen("/rodata") < sizeof(r->name) */
 	strcpy(r->name + strnlen(r->name, 64), KT_MODULE_RODATA);
 	r->start = start;
 	r->end = end;
 	r->text_end = start;
-	return st->nr_regions++;
+	return st->nr_regions - 1;
 }
 
 int kt_state_module_region(const struct kt_state *st, const char *name,
@@ -737,10 +844,33 @@ bool kt_region_is_text(const struct kt_region_state *r, uint64_t va)
 
 int kt_state_region(const struct kt_state *st, const char *name)
 {
+	int indexed = st->by_name && st->nr_by_name <= st->nr_regions ?
+		      st->nr_by_name : 0;
+	int i, lo = 0, hi = indexed;
+
+	/* the index covers the first nr_by_name regions; later ones follow */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(st->regions[st->by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < indexed && !strcmp(st->regions[st->by_name[lo]].name, name))
+		return st->by_name[lo];
+	for (i = indexed; i < st->nr_regions; i++)
+		if (!strcmp(st->regions[i].name, name))
+			return i;
+	return -1;
+}
+
+int kt_state_region_at(const struct kt_state *st, uint64_t va)
+{
 	int i;
 
 	for (i = 0; i < st->nr_regions; i++)
-		if (!strcmp(st->regions[i].name, name))
+		if (va >= st->regions[i].start && va < st->regions[i].end)
 			return i;
 	return -1;
 }

@@ -9,15 +9,17 @@
 #include "err.h"
 #include "ktrepl_desc.h"
 #include "memsrc.h"
+#include "numa.h"	/* KT_MAX_NODES, KT_MAX_CPUS */
 
 /* The ABI versions this library reads; see docs/abi.md. */
 #define KT_ABI_MIN 1
 #define KT_ABI_MAX 1
 
-#define KT_MAX_NODES 64
-/* text, rodata, room for more, and one per replicated module */
-/* the image's, and each module's text and rodata */
-#define KT_MAX_REGIONS (8 + 2 * KTREPL_DESC_MAX_MODULES)
+/*
+ * A node's CPU list as text ("0-27,56-83"): room for any list of CPUs
+ * below KT_MAX_CPUS; a longer one is refused, never cut.
+ */
+#define KT_CPULIST_MAX 4096
 
 /* A node's part, as KTREPL_DESC_ROLE_* numbers it in the descriptor. */
 enum kt_role {
@@ -50,7 +52,7 @@ struct kt_node_state {
 	int memory_node;
 	bool has_memory;
 	enum kt_role role;
-	char cpus[64];
+	char cpus[KT_CPULIST_MAX];
 	uint64_t root_pa;
 	uint64_t overhead;
 	uint64_t mem_start;
@@ -147,10 +149,31 @@ struct kt_state {
 	uint64_t master_root_pa;
 	uint64_t direct_map;
 
-	struct kt_node_state nodes[KT_MAX_NODES];
+	/*
+	 * On the heap, grown as records come (kt_state_add_node, _region):
+	 * nodes up to KT_MAX_NODES, regions without a limit (the image's,
+	 * and one or two per replicated module). kt_state_free frees them.
+	 */
+	struct kt_node_state *nodes;
 	int nr_nodes;
-	struct kt_region_state regions[KT_MAX_REGIONS];
+	struct kt_region_state *regions;
 	int nr_regions;
+	size_t nodes_cap, regions_cap;
+	/* region indices sorted by name, for kt_state_region; may be stale */
+	int *by_name;
+	int nr_by_name;
+	/* module records read ("module:NAME" regions, rodata not counted) */
+	unsigned int nr_modules;
+	/*
+	 * The kernel replicates modules this state does not list: a
+	 * descriptor that says it left modules_omitted out (a lower bound;
+	 * 0 where it cannot say), an older one whose every slot is used, or
+	 * a debugfs list as long as the kernel's KTREPL_MAX_MODULES. Their
+	 * copies are then in node tables that nothing here explains
+	 * (verify's "not-covered").
+	 */
+	bool modules_incomplete;
+	unsigned int modules_omitted;
 	struct kt_extent_state *extents;
 	size_t nr_extents;
 	struct kt_cpu_state *cpus;
@@ -201,11 +224,29 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 int kt_state_load_plain(struct kt_state *st, struct kt_memsrc *src,
 			struct kt_err *err);
 
+/*
+ * A new node or region, zeroed (a region's orig_node -1), at the end of
+ * st's arrays, which may move. NULL with err set: out of memory, or a
+ * node past KT_MAX_NODES.
+ */
+struct kt_node_state *kt_state_add_node(struct kt_state *st,
+					struct kt_err *err);
+struct kt_region_state *kt_state_add_region(struct kt_state *st,
+					    struct kt_err *err);
+/*
+ * Index the regions by name; the loaders do. A region added later is
+ * still found (by a linear search until the next index).
+ */
+int kt_state_index_regions(struct kt_state *st, struct kt_err *err);
+
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
+/* the region of that name (the first, if several), or -1 */
 int kt_state_region(const struct kt_state *st, const char *name);
+/* the region holding va (the first, if several), or -1 */
+int kt_state_region_at(const struct kt_state *st, uint64_t va);
 /*
  * After module region text_region, its rodata [start, end) as a region of
- * its own (6.4+). Returns the new region's index, or -ENOSPC, -EINVAL.
+ * its own (6.4+). Returns the new region's index, or -ENOMEM, -EINVAL.
  */
 int kt_state_add_module_rodata(struct kt_state *st, int text_region,
 			       uint64_t start, uint64_t end);

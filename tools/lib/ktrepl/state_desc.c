@@ -70,26 +70,32 @@ int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 
 /*
  * The CPUs of node nid as the kernel prints a cpumask (%*pbl): "0-1,4",
- * so that a node reads the same from debugfs and from a dump.
+ * so that a node reads the same from debugfs and from a dump. -1 when
+ * the list does not fit in buf: refused, never cut.
  */
-static void cpu_list(char *buf, size_t size, const int32_t *cpu_node,
-		     uint32_t nr_cpus, int nid)
+static int cpu_list(char *buf, size_t size, const int32_t *cpu_node,
+		    uint32_t nr_cpus, int nid)
 {
 	size_t used = 0;
 	uint32_t c = 0, first;
+	int n;
 
 	buf[0] = '\0';
-	while (c < nr_cpus && used + 24 < size) {
+	while (c < nr_cpus) {
 		if (cpu_node[c] != nid) {
 			c++;
 			continue;
 		}
 		for (first = c; c + 1 < nr_cpus && cpu_node[c + 1] == nid; c++)
 			;
-		used += snprintf(buf + used, size - used, first == c ?
-				 "%s%u" : "%s%u-%u", used ? "," : "", first, c);
+		n = snprintf(buf + used, size - used, first == c ?
+			     "%s%u" : "%s%u-%u", used ? "," : "", first, c);
+		if (n < 0 || (size_t)n >= size - used)
+			return -1;
+		used += (size_t)n;
 		c++;
 	}
+	return 0;
 }
 
 static int read_array(struct kt_memsrc *src, uint64_t pa, uint32_t off,
@@ -124,7 +130,8 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_module_rodata *mod_rodata = NULL;
 	uint64_t *cpu_root = NULL;
 	int32_t *cpu_node = NULL;
-	uint32_t i;
+	bool omitted_known;
+	uint32_t i, used = 0;
 	char word[16];
 	int ret;
 
@@ -137,12 +144,17 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		return kt_err_set(err, EPROTO,
 				  "descriptor ABI version %u; this tool reads versions %d..%d",
 				  d.abi, KT_ABI_MIN, KT_ABI_MAX);
+	/* bounds no real descriptor comes near: damage, not a big machine */
 	if (d.size < sizeof(d) || d.size > KTREPL_DESC_MAX_BYTES ||
-	    d.nr_nodes > KT_MAX_NODES || d.nr_regions > KT_MAX_REGIONS ||
+	    d.nr_nodes > 65536 || d.nr_regions > 1024 ||
 	    d.nr_cpus > 65536 || d.nr_tasks > 4096 || d.nr_extents > (1U << 20))
 		return kt_err_set(err, EPROTO,
 				  "descriptor at 0x%" PRIx64 " is corrupt (size %u, %u nodes, %u regions)",
 				  pa, d.size, d.nr_nodes, d.nr_regions);
+	if (d.nr_nodes > KT_MAX_NODES)
+		return kt_err_set(err, E2BIG,
+				  "descriptor at 0x%" PRIx64 ": %u nodes, more than %d, this tool's limit (KT_MAX_NODES)",
+				  pa, d.nr_nodes, KT_MAX_NODES);
 	ret = read_array(src, pa, d.nodes_off, d.nr_nodes, sizeof(*nodes), d.size,
 			 (void **)&nodes, err);
 	if (!ret)
@@ -180,10 +192,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	if (d.nodes_off < offsetof(struct ktrepl_desc, module_rodata_off) +
 				  sizeof(d.module_rodata_off))
 		d.module_rodata_off = 0;
-	if (!ret && 2 * d.nr_modules + d.nr_regions > KT_MAX_REGIONS)
-		ret = kt_err_set(err, EPROTO,
-				 "descriptor at 0x%" PRIx64 " is corrupt (%u module slots)",
-				 pa, d.nr_modules);
+	/* and one from before the count of modules left out */
+	if (d.nodes_off < offsetof(struct ktrepl_desc, flags) + sizeof(d.flags))
+		d.flags = 0;
+	omitted_known = d.flags & KTREPL_DESC_F_MODULES_COUNTED;
+	if (!omitted_known)
+		d.modules_omitted = 0;
+	/* read_array bounds the slots by the descriptor's size */
 	if (!ret && d.modules_off)
 		ret = read_array(src, pa, d.modules_off, d.nr_modules,
 				 sizeof(*mods), d.size, (void **)&mods, err);
@@ -216,8 +231,12 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	st->master_root_pa = d.master_root_pa;
 	st->direct_map = d.direct_map;
 	for (i = 0; i < d.nr_nodes; i++) {
-		struct kt_node_state *n = &st->nodes[st->nr_nodes++];
+		struct kt_node_state *n = kt_state_add_node(st, err);
 
+		if (!n) {
+			ret = -err->code;
+			goto out;
+		}
 		n->nid = nodes[i].nid;
 		n->memory_node = nodes[i].memory_nid;
 		n->has_memory = nodes[i].has_memory;
@@ -233,17 +252,25 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		n->mem_start = nodes[i].mem_start;
 		n->mem_end = nodes[i].mem_end;
 		st->overhead += n->overhead;
-		cpu_list(n->cpus, sizeof(n->cpus), cpu_node, d.nr_cpus, n->nid);
+		if (cpu_list(n->cpus, sizeof(n->cpus), cpu_node, d.nr_cpus,
+			     n->nid)) {
+			ret = kt_err_set(err, E2BIG,
+					 "descriptor at 0x%" PRIx64 ": node %d's CPU list is longer than %d bytes, this tool's limit (KT_CPULIST_MAX)",
+					 pa, n->nid, KT_CPULIST_MAX - 1);
+			goto out;
+		}
 	}
 	for (i = 0; i < d.nr_regions; i++) {
-		struct kt_region_state *r = &st->regions[st->nr_regions++];
+		struct kt_region_state *r = kt_state_add_region(st, err);
 
-		memset(r, 0, sizeof(*r));
+		if (!r) {
+			ret = -err->code;
+			goto out;
+		}
 		snprintf(r->name, sizeof(r->name), "%.15s", regions[i].name);
 		r->start = regions[i].start;
 		r->end = regions[i].end;
 		r->text_end = strcmp(r->name, "text") ? r->start : r->end;
-		r->orig_node = -1;
 	}
 	for (i = 0; mods && i < d.nr_modules; i++) {
 		struct kt_region_state *r;
@@ -257,8 +284,12 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 					 "descriptor module %u is corrupt", i);
 			goto out;
 		}
-		r = &st->regions[st->nr_regions++];
-		memset(r, 0, sizeof(*r));
+		used++;
+		r = kt_state_add_region(st, err);
+		if (!r) {
+			ret = -err->code;
+			goto out;
+		}
 		snprintf(r->name, sizeof(r->name), KT_MODULE_PREFIX "%.55s",
 			 mods[i].name);
 		r->start = mods[i].start;
@@ -267,16 +298,34 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		r->orig_node = mods[i].orig_node;
 		r->master_copies = mods[i].master_copies;
 		r->module = true;
-		if (mod_rodata && mod_rodata[i].end &&
-		    kt_state_add_module_rodata(st, st->nr_regions - 1,
-					       mod_rodata[i].start,
-					       mod_rodata[i].end) < 0) {
-			ret = kt_err_set(err, EPROTO,
-					 "descriptor module %u's rodata is corrupt",
-					 i);
-			goto out;
+		st->nr_modules++;
+		if (mod_rodata && mod_rodata[i].end) {
+			ret = kt_state_add_module_rodata(st, st->nr_regions - 1,
+							 mod_rodata[i].start,
+							 mod_rodata[i].end);
+			if (ret == -ENOMEM) {
+				ret = kt_err_set(err, ENOMEM, "out of memory");
+				goto out;
+			}
+			if (ret < 0) {
+				ret = kt_err_set(err, EPROTO,
+						 "descriptor module %u's rodata is corrupt",
+						 i);
+				goto out;
+			}
 		}
 	}
+	/*
+	 * Modules the kernel replicated but the descriptor does not list:
+	 * it says how many, or (older) every slot is taken and it cannot.
+	 */
+	st->modules_omitted = d.modules_omitted;
+	st->modules_incomplete = d.modules_omitted ||
+				 (!omitted_known && mods && d.nr_modules &&
+				  used == d.nr_modules);
+	ret = kt_state_index_regions(st, err);
+	if (ret)
+		goto out;
 	st->extents = calloc(d.nr_extents ? d.nr_extents : 1, sizeof(*st->extents));
 	st->cpus = calloc(d.nr_cpus ? d.nr_cpus : 1, sizeof(*st->cpus));
 	st->tasks = calloc(d.nr_tasks ? d.nr_tasks : 1, sizeof(*st->tasks));

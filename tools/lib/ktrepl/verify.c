@@ -25,6 +25,7 @@ const char *const kt_violation_names[KT_V_NR] = {
 	[KT_V_STALE_TABLE] = "stale-table",
 	[KT_V_MM_ENTRY] = "mm-entry",
 	[KT_V_UNSETTLED] = "unsettled",
+	[KT_V_NOT_COVERED] = "not-covered",
 };
 
 struct verify_run {
@@ -37,7 +38,8 @@ struct verify_run {
 static int report(struct verify_run *vr, const struct kt_violation *v)
 {
 	vr->stats->count[v->kind]++;
-	vr->stats->total++;
+	if (v->kind != KT_V_NOT_COVERED)
+		vr->stats->total++;
 	return vr->fn(v, vr->arg);
 }
 
@@ -182,6 +184,56 @@ static bool replicated_span(const struct kt_state *st, uint64_t va,
 	return false;
 }
 
+/*
+ * Modules lie within this of the kernel image, the reach of their
+ * relocations (x86_64's module area is the 1 GiB above it; arm64 places
+ * them within 2 GiB of the image's text).
+ */
+#define KT_MODULE_REACH (2ULL << 30)
+
+/* does [va, va + size) lie where modules may be, off the image's regions? */
+static bool in_module_area(const struct kt_state *st, uint64_t va,
+			   uint64_t size)
+{
+	int text = kt_state_region(st, "text");
+	uint64_t lo, hi;
+
+	if (text < 0 || !size)
+		return false;
+	lo = st->regions[text].start;
+	hi = st->regions[text].end;
+	lo = lo > KT_MODULE_REACH ? lo - KT_MODULE_REACH : 0;
+	hi = hi < UINT64_MAX - KT_MODULE_REACH ? hi + KT_MODULE_REACH :
+						 UINT64_MAX;
+	return va >= lo && va + (size - 1) <= hi - 1;
+}
+
+/*
+ * Could a differing entry be the copy of a module the state does not
+ * list? Only where the list may leave modules out, only in the module
+ * area, and only if it looks like what a module's copy looks like: both
+ * entries present leaves, neither writable, equally executable, the
+ * node's on another page. Anything else is wrong whatever the list says.
+ */
+static bool unlisted_module_copy(const struct kt_target *t, int level,
+				 uint64_t va, uint64_t mine, uint64_t master)
+{
+	const struct kt_pt_geometry *geo = &t->geo;
+	uint64_t size = 1ULL << geo->shift[level];
+	struct kt_mapping a = { .va = va, .size = size };
+	struct kt_mapping b = a;
+
+	if (!t->st->modules_incomplete || !in_module_area(t->st, va, size) ||
+	    !t->arch->present(mine) || !t->arch->present(master) ||
+	    !t->arch->leaf(geo, mine, level) ||
+	    !t->arch->leaf(geo, master, level))
+		return false;
+	t->arch->decode_leaf(geo, mine, level, &a);
+	t->arch->decode_leaf(geo, master, level, &b);
+	return !a.writable && !b.writable && a.executable == b.executable &&
+	       a.pa != b.pa;
+}
+
 /* the first VA entry i of a table at level translates (canonical) */
 static uint64_t entry_va(const struct kt_pt_geometry *geo, uint64_t base,
 			 int level, unsigned int i)
@@ -195,11 +247,48 @@ static uint64_t entry_va(const struct kt_pt_geometry *geo, uint64_t base,
 }
 
 /*
+ * Entries of one table not covered by the state, gathered into runs:
+ * one report per run of adjacent entries, not one per page.
+ */
+struct uncovered_run {
+	struct kt_violation v;
+	bool open;
+};
+
+static int flush_uncovered(struct verify_run *vr, struct uncovered_run *u)
+{
+	if (!u->open)
+		return 0;
+	u->open = false;
+	return report(vr, &u->v);
+}
+
+static int add_uncovered(struct verify_run *vr, struct uncovered_run *u,
+			 const struct kt_violation *v)
+{
+	int ret;
+
+	if (u->open && v->index == u->v.index + u->v.entries) {
+		u->v.len += v->len;
+		u->v.entries++;
+		return 0;
+	}
+	ret = flush_uncovered(vr, u);
+	u->v = *v;
+	u->v.kind = KT_V_NOT_COVERED;
+	u->v.entries = 1;
+	u->open = true;
+	return ret;
+}
+
+/*
  * check 3: a node's table page and the master's page it copies must
  * agree in every entry, except those on the path to the replicas: a
  * private lower table (checked the same way, one level down) or a
  * replica leaf (checked by check_node_mappings). Anything else is an
- * update the node's copy missed. Level 0 reports as "root".
+ * update the node's copy missed. Level 0 reports as "root". Where the
+ * state may not list every replicated module, an entry that looks like
+ * an unlisted module's copy is "not-covered" instead: not judged.
  */
 static int compare_tables(struct verify_run *vr, const struct kt_node_state *n,
 			  uint64_t mine_pa, uint64_t master_pa, int level,
@@ -208,6 +297,7 @@ static int compare_tables(struct verify_run *vr, const struct kt_node_state *n,
 	struct kt_target *t = vr->t;
 	const struct kt_pt_geometry *geo = &t->geo;
 	size_t entries = 1ULL << geo->bits[level];
+	struct uncovered_run uncovered = { .open = false };
 	uint64_t *mine, *master;
 	unsigned int i;
 	int ret = 0;
@@ -254,6 +344,14 @@ static int compare_tables(struct verify_run *vr, const struct kt_node_state *n,
 		 * then equal the master's, which the next level checks.
 		 */
 		/* the same table with other attributes is never right */
+		if (!replicated_span(t->st, va, size) &&
+		    unlisted_module_copy(t, level, va, mine[i], master[i])) {
+			ret = add_uncovered(vr, &uncovered, &v);
+			continue;
+		}
+		ret = flush_uncovered(vr, &uncovered);
+		if (ret)
+			break;
 		if ((!replicated_span(t->st, va, size) &&
 		     !(mine_table && master_table)) ||
 		    (mine_table && master_table &&
@@ -270,6 +368,8 @@ static int compare_tables(struct verify_run *vr, const struct kt_node_state *n,
 		else if (mine_table != master_table)
 			ret = report(vr, &v);
 	}
+	if (!ret)
+		ret = flush_uncovered(vr, &uncovered);
 out:
 	free(mine);
 	free(master);
