@@ -350,6 +350,33 @@ static const struct verify_case verify_cases[] = {
 	{ "a worker on the master's root", task_wrong, KT_V_TASK_ROOT },
 };
 
+/* fail-safe events, as summary and the caller's record give them */
+static void failsafe_new(struct fixture *fx)
+{
+	fx->st.failsafe = 2;
+	fx->st.failsafe_seen = 1;
+	strcpy(fx->st.failsafe_reason, "audit_repair");
+}
+
+static void failsafe_reported(struct fixture *fx)
+{
+	fx->st.failsafe = 2;
+	fx->st.failsafe_seen = 2;
+}
+
+static void failsafe_now(struct fixture *fx)
+{
+	failsafe_reported(fx);
+	fx->st.failsafe_active = true;
+}
+
+static const struct verify_case failsafe_cases[] = {
+	{ "a fail-safe since the last verify", failsafe_new, KT_V_FAILSAFE },
+	{ "fail-safes an earlier verify reported", failsafe_reported,
+	  KT_V_NR },
+	{ "in fail-safe now, already reported", failsafe_now, KT_V_FAILSAFE },
+};
+
 static void run_verify_case(const struct verify_case *c)
 {
 	struct kt_verify_stats stats;
@@ -666,6 +693,8 @@ int main(void)
 	test_diff_coalescer();
 	for (i = 0; i < sizeof(verify_cases) / sizeof(verify_cases[0]); i++)
 		run_verify_case(&verify_cases[i]);
+	for (i = 0; i < sizeof(failsafe_cases) / sizeof(failsafe_cases[0]); i++)
+		run_verify_case(&failsafe_cases[i]);
 	test_verify_details();
 	test_not_covered();
 	test_descriptor_coverage();

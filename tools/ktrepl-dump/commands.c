@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* summary, diff, walk and verify: thin layers over the library. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,66 @@ static int ignore_violation(const struct kt_violation *v, void *arg)
 	return 0;
 }
 
+/*
+ * Live verify reports a fail-safe once: how many events of this load of
+ * the module (this boot's id and its load_ns) a verify already reported
+ * is kept in FAILSAFE_SEEN. A dump has no such record: every event since
+ * load is reported. A record that cannot be read or written only makes
+ * the report repeat.
+ */
+#define FAILSAFE_SEEN_DIR "/run/ktrepl"
+#define FAILSAFE_SEEN FAILSAFE_SEEN_DIR "/verify-failsafe"
+
+static void failsafe_key(char *key, size_t size, const struct kt_state *st)
+{
+	char boot[64] = "-";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			strcpy(boot, "-");
+		boot[strcspn(boot, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(key, size, "boot=%s load_ns=%" PRIu64, boot, st->load_ns);
+}
+
+static void failsafe_seen_read(struct kt_state *st)
+{
+	char key[128], line[192], want[160];
+	uint64_t seen;
+	FILE *f;
+
+	failsafe_key(key, sizeof(key), st);
+	f = fopen(FAILSAFE_SEEN, "re");
+	if (!f)
+		return;
+	snprintf(want, sizeof(want), "%s failsafe=", key);
+	if (fgets(line, sizeof(line), f) &&
+	    !strncmp(line, want, strlen(want)) &&
+	    sscanf(line + strlen(want), "%" SCNu64, &seen) == 1 &&
+	    seen <= st->failsafe)
+		st->failsafe_seen = seen;
+	fclose(f);
+}
+
+static void failsafe_seen_write(const struct kt_state *st)
+{
+	char key[128];
+	int fd;
+
+	if (st->failsafe == st->failsafe_seen)
+		return;
+	failsafe_key(key, sizeof(key), st);
+	mkdir(FAILSAFE_SEEN_DIR, 0700);
+	fd = open(FAILSAFE_SEEN, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		  O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	dprintf(fd, "%s failsafe=%" PRIu64 "\n", key, st->failsafe);
+	close(fd);
+}
+
 int do_verify(int argc, char **argv)
 {
 	bool prometheus = dump.args.given & CMD_OPT_PROMETHEUS;
@@ -329,10 +390,14 @@ int do_verify(int argc, char **argv)
 	}
 	vp.st = &dt.st;
 	kt_err_clear(&err);
+	if (!dump.vmcore_path && !dump.raw_path)
+		failsafe_seen_read(&dt.st);
 	if (!prometheus)
 		kt_report_verify_begin(&dump.out, vp.tap);
 	ret = kt_verify_run(&dt.t, prometheus ? ignore_violation :
 			    print_violation, &vp, &stats, &err);
+	if (!ret && !dump.vmcore_path && !dump.raw_path)
+		failsafe_seen_write(&dt.st);
 	if (ret) {
 		kt_report_abort(&dump.out, err.msg);
 		ret = EXIT_TROUBLE;

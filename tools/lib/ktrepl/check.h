@@ -149,6 +149,13 @@ enum kt_violation_kind {
 	 * cannot say what they should be, so they are not judged.
 	 */
 	KT_V_NOT_COVERED,
+	/*
+	 * The engine went through fail-safe (a write the replicas may have
+	 * missed) since the last verify, or is in it now: replicas may have
+	 * run stale text. got is the event count, want the count already
+	 * reported.
+	 */
+	KT_V_FAILSAFE,
 	KT_V_NR
 };
 

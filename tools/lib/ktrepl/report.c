@@ -381,6 +381,15 @@ static void violation_text(FILE *fp, const struct kt_state *st,
 			name, v->cpu, v->node, v->index, v->got, v->pa,
 			v->want);
 		break;
+	case KT_V_FAILSAFE:
+		fprintf(fp, "%s: the engine %s (%" PRIu64 " event%s since load, %" PRIu64 " new since the last verify, the last for %s): a write may have missed the replicas, which may have run stale text until then",
+			name, st->failsafe_active ?
+				"is in fail-safe now, replication off" :
+				"went through fail-safe",
+			v->got, v->got == 1 ? "" : "s",
+			v->got > v->want ? v->got - v->want : 0,
+			st->failsafe_reason[0] ? st->failsafe_reason : "-");
+		break;
 	default:
 		fprintf(fp, "%s", name);
 	}
@@ -397,6 +406,15 @@ void kt_report_violation(struct kt_out *out, const struct kt_state *st,
 		bool bytes = v->kind == KT_V_BYTES ||
 			     v->kind == KT_V_UNSETTLED;
 
+		if (v->kind == KT_V_FAILSAFE) {
+			jsonw_uint_field(jw, "events", v->got);
+			jsonw_uint_field(jw, "reported_before", v->want);
+			jsonw_bool_field(jw, "active", st->failsafe_active);
+			jsonw_string_field(jw, "reason", st->failsafe_reason[0] ?
+					   st->failsafe_reason : "-");
+			jsonw_end_object(jw);
+			return;
+		}
 		if (!bytes)	/* diff_fields has it */
 			jsonw_int_field(jw, "node", v->node);
 		if (v->kind == KT_V_CPU_ROOT)

@@ -222,6 +222,10 @@ static const struct kv_field summary_fields[] = {
 	KV_FIELD("overhead_bytes", KV_U64, struct kt_state, overhead, false),
 	KV_FIELD("master_root_pa", KV_U64, struct kt_state, master_root_pa, false),
 	KV_FIELD("direct_map", KV_U64, struct kt_state, direct_map, false),
+	KV_FIELD("load_ns", KV_U64, struct kt_state, load_ns, false),
+	KV_FIELD("failsafe", KV_U64, struct kt_state, failsafe, false),
+	KV_FIELD("failsafe_active", KV_BOOL, struct kt_state, failsafe_active, false),
+	KV_FIELD("failsafe_reason", KV_STR, struct kt_state, failsafe_reason, false),
 };
 
 static const struct kv_field node_fields[] = {

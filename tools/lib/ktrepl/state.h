@@ -148,6 +148,17 @@ struct kt_state {
 	uint64_t overhead;
 	uint64_t master_root_pa;
 	uint64_t direct_map;
+	uint64_t load_ns;	/* identifies one load of the module */
+	/*
+	 * Fail-safe (summary: failsafe, failsafe_active, failsafe_reason):
+	 * events since load, whether replication is off because of one now,
+	 * the last one's reason. failsafe_seen is the caller's: events an
+	 * earlier verify already reported (0: report every one).
+	 */
+	uint64_t failsafe;
+	bool failsafe_active;
+	char failsafe_reason[32];
+	uint64_t failsafe_seen;
 
 	/*
 	 * On the heap, grown as records come (kt_state_add_node, _region):

@@ -26,6 +26,7 @@ const char *const kt_violation_names[KT_V_NR] = {
 	[KT_V_MM_ENTRY] = "mm-entry",
 	[KT_V_UNSETTLED] = "unsettled",
 	[KT_V_NOT_COVERED] = "not-covered",
+	[KT_V_FAILSAFE] = "failsafe",
 };
 
 struct verify_run {
@@ -483,8 +484,27 @@ static int check_node_tables(struct verify_run *vr, struct kt_err *err)
 	return ret;
 }
 
+/* check 6: no fail-safe now, and none since the last verify reported */
+static int check_failsafe(struct verify_run *vr, struct kt_err *err)
+{
+	const struct kt_state *st = vr->t->st;
+	struct kt_violation v = {
+		.kind = KT_V_FAILSAFE,
+		.node = -1,
+		.cpu = -1,
+		.got = st->failsafe,
+		.want = st->failsafe_seen,
+	};
+
+	(void)err;
+	if (!st->failsafe_active && st->failsafe <= st->failsafe_seen)
+		return 0;
+	return report(vr, &v);
+}
+
 /* run in this order; each reports through the same callback */
 static int (*const checks[])(struct verify_run *vr, struct kt_err *err) = {
+	check_failsafe,		/* the engine's own verdict first */
 	check_bytes,		/* replica bytes */
 	check_node_tables,	/* mappings and roots, node by node */
 	check_aliases,		/* direct-map aliases */
