@@ -199,7 +199,7 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
     files = dict(files or {})
     with tempfile.TemporaryDirectory() as tmp:
         for d in ("bin", "sbin", "proc", "sys", "dev", "tmp", "lib",
-                  "lib64", "root", "etc", "mnt"):
+                  "lib64", "root", "etc", "mnt", "run"):
             os.makedirs(os.path.join(tmp, d), exist_ok=True)
         shutil.copy(ARCHES[arch]["busybox"], os.path.join(tmp, "bin",
                                                           "busybox"))
