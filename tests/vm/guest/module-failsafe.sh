@@ -67,13 +67,25 @@ for kind in patch probe audit; do
 	probe) reason=probe_missed; cmd="miss kind=probe" ;;
 	audit) reason=audit_repair; cmd="miss kind=audit sym=$cold off=4" ;;
 	esac
-	check "[$kind] inject '$cmd'" sh -c "echo '$cmd' > $D/inject"
+	if ! echo "$cmd" > $D/inject 2>/dev/null; then
+		# arm64's ftrace hook has no probe to miss a call: ftrace's own
+		# recursion guard is the only one, and it has no counter
+		if [ $kind = probe ] && [ "$act" = percpu ]; then
+			echo "ok $((T_N + 1)) - [$kind] # SKIP the patch hook is an ftrace_ops here: no probe to miss"
+			T_N=$((T_N + 1))
+			continue
+		fi
+		not_ok "[$kind] inject '$cmd'"
+		continue
+	fi
+	ok "[$kind] inject '$cmd'"
 	# the dropped patch: a static key flip the hook sees
 	[ $kind = patch ] && { echo 1 > /proc/sys/kernel/sched_schedstats
 		echo 0 > /proc/sys/kernel/sched_schedstats; }
 	check "[$kind] a fail-safe event is counted, reason $reason" \
 		wait_for 10 event_after $n0 $reason
 	check "[$kind] and it ended: failsafe_active=0" wait_for 10 ended
+	dmesg | grep 'ktrepl: \(audit\|fail-safe\)' | tail -n 4 | sed 's/^/# /'
 	check "[$kind] the log says everyone went back to the master first" \
 		sh -c "dmesg | grep -q 'fail-safe ($reason): .*back on the master'"
 	check "[$kind] the log says the replicas were checked before resuming" \
