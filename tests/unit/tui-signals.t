@@ -135,6 +135,8 @@ def session(args, stop):
         while p.poll() is None and time.time() < deadline:
             out += drain(master, None, 0.2)
         rc = p.wait(timeout=1)
+        # what it wrote on its way out is still in the pty: read it too
+        out += drain(master, None, 0.3)
     except subprocess.TimeoutExpired:
         p.kill()
         rc = p.wait()
