@@ -8,6 +8,8 @@
 #include "err.h"
 #include "json_writer.h"
 #include "memsrc.h"
+#include "state.h"
+#include "symbols.h"
 #include "tap.h"
 
 static void test_err(void)
@@ -108,9 +110,69 @@ out:
 	unlink(path);
 }
 
+/*
+ * kallsyms keeps a module's init symbols after its init memory is freed;
+ * a later module's text there must not be named after them.
+ */
+static void test_foreign_symbols(void)
+{
+	static const struct { const char *name; uint64_t start, end; } mods[] = {
+		{ "module:dm_zero", 0xffffffffc2484000ull, 0xffffffffc2486000ull },
+		{ "module:dm_mod/rodata", 0xffffffffc2500000ull,
+		  0xffffffffc2501000ull },
+	};
+	struct kt_state st;
+	struct kt_symtab tab = { 0 };
+	struct kt_sym syms[4] = {
+		{ 0xffffffffc2484000ull, strdup("zero_ctr"), strdup("dm_zero") },
+		{ 0xffffffffc2484000ull, strdup("dm_mirror_init"),
+		  strdup("dm_mirror") },
+		{ 0xffffffffc2500010ull, strdup("dm_table"), strdup("dm_mod") },
+		{ 0xffffffff81000000ull, strdup("_stext"), NULL },
+	};
+	const struct kt_sym *s;
+	struct kt_err err;
+	uint64_t off = 0;
+	size_t i, dropped;
+
+	memset(&st, 0, sizeof(st));
+	kt_err_clear(&err);
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		struct kt_region_state *r = kt_state_add_region(&st, &err);
+
+		if (!r)
+			break;
+		snprintf(r->name, sizeof(r->name), "%s", mods[i].name);
+		r->start = mods[i].start;
+		r->end = mods[i].end;
+		r->module = true;
+	}
+	tab.syms = malloc(sizeof(syms));
+	if (tab.syms) {
+		memcpy(tab.syms, syms, sizeof(syms));
+		tab.nr = 4;
+	}
+	kt_symtab_sort(&tab);
+	dropped = kt_symtab_drop_foreign(&tab, &st);
+	tap_ok(dropped == 1 && tab.nr == 3,
+	       "a module symbol in another module's memory is dropped (got %zu of %zu kept, want 3)",
+	       tab.nr, tab.nr + dropped);
+	s = kt_symtab_lookup(&tab, 0xffffffffc2484001ull, &off);
+	tap_ok(s && !strcmp(s->name, "zero_ctr") && off == 1,
+	       "the address is named after its own module's symbol (got %s+%#llx)",
+	       s ? s->name : "-", (unsigned long long)off);
+	s = kt_symtab_lookup(&tab, 0xffffffffc2500011ull, &off);
+	tap_ok(s && !strcmp(s->name, "dm_table"),
+	       "a symbol in its module's rodata region stays (got %s)",
+	       s ? s->name : "-");
+	kt_symtab_free(&tab);
+	kt_state_free(&st);
+}
+
 int main(void)
 {
 	tap_header();
+	test_foreign_symbols();
 	test_err();
 	test_json();
 	test_raw();

@@ -72,6 +72,7 @@ static int load_symbols(struct dump_target *dt, struct kt_err *err)
 		if (ret)
 			return ret;
 		dt->have_syms = true;
+		kt_symtab_drop_foreign(&dt->syms, &dt->st);
 		return 0;	/* kallsyms is already at runtime addresses */
 	}
 	if (ret)

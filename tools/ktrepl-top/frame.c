@@ -43,6 +43,7 @@ static int open_symbols(struct top *top, struct kt_err *err)
 		return -err->code;
 	top->have_syms = true;
 	top->loc.syms = &top->syms;
+	kt_symtab_drop_foreign(&top->syms, &top->st);
 	text = kt_state_region(&top->st, "text");
 	if (text >= 0) {
 		start = top->st.regions[text].start;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf_file.h"
+#include "state.h"
 #include "symbols.h"
 
 static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
@@ -138,6 +139,40 @@ void kt_symtab_sort(struct kt_symtab *tab)
 	/* a symbol table with no usable symbol leaves syms NULL */
 	if (tab->nr)
 		qsort(tab->syms, tab->nr, sizeof(*tab->syms), cmp_sym);
+}
+
+/* the module a region belongs to: "module:NAME[/rodata]" gives NAME */
+static bool region_of_module(const struct kt_region_state *r,
+			     const char *module)
+{
+	const char *name = r->name + strlen(KT_MODULE_PREFIX);
+	size_t len = strcspn(name, "/");
+
+	return strlen(module) == len && !strncmp(name, module, len);
+}
+
+size_t kt_symtab_drop_foreign(struct kt_symtab *tab,
+			      const struct kt_state *st)
+{
+	size_t i, kept = 0, dropped;
+
+	for (i = 0; i < tab->nr; i++) {
+		struct kt_sym *s = &tab->syms[i];
+		int r = s->module ? kt_state_region_at(st, s->addr +
+							   (uint64_t)tab->slide) :
+				    -1;
+
+		if (r >= 0 && st->regions[r].module &&
+		    !region_of_module(&st->regions[r], s->module)) {
+			free(s->name);
+			free(s->module);
+			continue;
+		}
+		tab->syms[kept++] = *s;
+	}
+	dropped = tab->nr - kept;
+	tab->nr = kept;
+	return dropped;
 }
 
 void kt_symtab_free(struct kt_symtab *tab)

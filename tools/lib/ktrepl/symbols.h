@@ -42,6 +42,16 @@ const struct kt_sym *kt_symtab_lookup(const struct kt_symtab *tab,
 void kt_symtab_format(const struct kt_symtab *tab, uint64_t addr, char *buf,
 		      size_t len);
 
+struct kt_state;
+/*
+ * Drop module symbols that lie in another module's memory: kallsyms keeps
+ * a module's init symbols after its init memory was freed and reused by a
+ * later module, and would name that one's code after them. Returns how
+ * many went.
+ */
+size_t kt_symtab_drop_foreign(struct kt_symtab *tab,
+			      const struct kt_state *st);
+
 /* the GNU build id of an ELF file, as lowercase hex */
 int kt_elf_build_id(const char *path, char *buf, size_t len,
 		    struct kt_err *err);
