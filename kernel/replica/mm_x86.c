@@ -171,7 +171,8 @@ static int confined_node(struct task_struct *p)
 			return NUMA_NO_NODE;
 		if (nid == NUMA_NO_NODE)
 			nid = cpu_to_node(cpu);
-		if (!cpumask_subset(t->cpus_ptr, cpumask_of_node(nid)))
+		if (nid == NUMA_NO_NODE ||
+		    !cpumask_subset(t->cpus_ptr, cpumask_of_node(nid)))
 			return NUMA_NO_NODE;
 	}
 	return nid;
@@ -500,12 +501,16 @@ static void scan_fn(struct work_struct *work)
 /* the node one task's CPUs all belong to, or -1 */
 static int task_confined_node(struct task_struct *t)
 {
-	int cpu = cpumask_first(t->cpus_ptr);
+	int cpu = cpumask_first(t->cpus_ptr), nid;
 
-	if (cpu >= nr_cpu_ids ||
-	    !cpumask_subset(t->cpus_ptr, cpumask_of_node(cpu_to_node(cpu))))
+	if (cpu >= nr_cpu_ids)
 		return NUMA_NO_NODE;
-	return cpu_to_node(cpu);
+	/* a CPU the firmware gave no node: nothing to confine it to */
+	nid = cpu_to_node(cpu);
+	if (nid == NUMA_NO_NODE ||
+	    !cpumask_subset(t->cpus_ptr, cpumask_of_node(nid)))
+		return NUMA_NO_NODE;
+	return nid;
 }
 
 /*

@@ -55,8 +55,13 @@ static atomic64_t nr_switches, nr_reinstalls, switch_ns_total;
 
 static phys_addr_t root_of_cpu(int cpu)
 {
-	struct ktr_node *n = &ktr.nodes[ktr.nodes[cpu_to_node(cpu)].memory_nid];
+	int nid = cpu_to_node(cpu);
+	struct ktr_node *n;
 
+	/* a CPU with no node stays on the master's tables */
+	if (nid == NUMA_NO_NODE)
+		return pc.swapper;
+	n = &ktr.nodes[ktr.nodes[nid].memory_nid];
 	return n->root ? __pa(n->root) : pc.swapper;
 }
 
