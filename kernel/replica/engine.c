@@ -270,9 +270,17 @@ static void start_mm(void)
  * off the node tables, then on again, or off for good.
  */
 static enum ktrepl_workload_mode paused_workload = KTREPL_WORKLOAD_STOP;
+/* from a pause to its resume, and for good after a give-up */
+static bool paused;
+
+bool ktr_activation_paused(void)
+{
+	return READ_ONCE(paused);
+}
 
 void ktr_activation_pause(void)
 {
+	WRITE_ONCE(paused, true);
 	paused_workload = ktr_workload_mode();
 	if (paused_workload != KTREPL_WORKLOAD_STOP)
 		ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
@@ -293,6 +301,8 @@ const char *ktr_activation_resume(void)
 	} else if (ktr.activation == KTREPL_ACT_MM) {
 		why = ktr_arch.mm->start();
 	}
+	if (!why)
+		WRITE_ONCE(paused, false);
 	if (!why && paused_workload != KTREPL_WORKLOAD_STOP &&
 	    ktr_workload_ctl(paused_workload))
 		why = "failsafe_workload_restart_failed";
@@ -302,6 +312,7 @@ const char *ktr_activation_resume(void)
 /* nobody runs on the node tables from here until unload */
 void ktr_activation_give_up(const char *why)
 {
+	ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
 	WRITE_ONCE(ktr.activation, KTREPL_ACT_INACTIVE);
 	WRITE_ONCE(ktr_provider.activation, KTREPL_ACT_INACTIVE);
 	ktr.activation_reason = why;
@@ -427,6 +438,8 @@ void ktr_engine_stop(void)
 	ktr_fresh_stop();
 	ktr_workload_stop();
 	ktr_patch_stop();
+	/* a trip from the last audit or hook call may have queued one */
+	ktr_failsafe_stop();
 }
 
 void ktr_engine_free(void)

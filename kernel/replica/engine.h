@@ -400,6 +400,7 @@ void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
 void ktr_activation_pause(void);
 const char *ktr_activation_resume(void);
 void ktr_activation_give_up(const char *why);
+bool ktr_activation_paused(void);	/* any context */
 /* patch.c, for the fail-safe */
 u64 ktr_patch_unsafe_misses(void);
 unsigned int ktr_patch_resync(bool repair);

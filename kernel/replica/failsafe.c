@@ -48,6 +48,7 @@ static bool closed = true;		/* until the load is done, and after */
 static u64 nr_events;			/* under failsafe_lock */
 static int last_reason = -1;		/* under failsafe_lock */
 static bool active;			/* off because of a miss, now */
+static bool given_up;			/* and for good: under failsafe_lock */
 /* the miss counters as last seen by ktr_failsafe_poll() */
 static atomic64_t seen_patch_missed, seen_mirror_missed;
 
@@ -58,6 +59,8 @@ static DECLARE_WORK(failsafe_work, failsafe_fn);
 void ktr_failsafe_trip(enum ktr_failsafe_reason why)
 {
 	set_bit(why, &pending);
+	/* pairs with ktr_failsafe_start(): the bit or the open is seen */
+	smp_mb__after_atomic();
 	if (!READ_ONCE(closed))
 		queue_work(system_unbound_wq, &failsafe_work);
 }
@@ -69,7 +72,7 @@ static void poll_counter(atomic64_t *seen, u64 now,
 {
 	u64 old = atomic64_read(seen);
 
-	if (now != old && atomic64_cmpxchg(seen, old, now) == old)
+	if (now > old && atomic64_cmpxchg(seen, old, now) == old)
 		ktr_failsafe_trip(why);
 }
 NOKPROBE_SYMBOL(poll_counter);
@@ -98,6 +101,9 @@ static const char *repair_and_check(unsigned long why)
 	int tries;
 
 	lockdep_assert_held(&failsafe_lock);
+	/* x86 without text_mutex: a patch in flight would look missed */
+	if (ktr_arch.patch_hook != KTR_HOOK_FTRACE && !ktr.text_mutex)
+		return "failsafe_no_patch_exclusion";
 	for (tries = 0; tries < KTR_FS_TRIES; tries++) {
 		fixed += ktr_patch_resync(true);
 		left = ktr_patch_resync(false);
@@ -128,12 +134,18 @@ static void failsafe_fn(struct work_struct *work)
 	nr_events++;
 	last_reason = __ffs(why);
 	WRITE_ONCE(active, true);
+	if (given_up) {
+		pr_err("fail-safe (%s): replication is already off\n",
+		       reason_names[last_reason]);
+		goto out_changed;
+	}
 	ktr_notify_changed(true);
 	pr_err("fail-safe (%s): a write may have missed the replicas; every CPU and process is back on the master's tables\n",
 	       reason_names[last_reason]);
 	ktr_activation_pause();
 	refusal = repair_and_check(why);
 	if (refusal) {
+		given_up = true;
 		ktr_activation_give_up(refusal);
 		pr_err("fail-safe (%s): replication stays off: %s\n",
 		       reason_names[last_reason], refusal);
@@ -141,6 +153,7 @@ static void failsafe_fn(struct work_struct *work)
 	}
 	refusal = ktr_activation_resume();
 	if (refusal) {
+		given_up = true;
 		ktr_activation_give_up(refusal);
 		pr_err("fail-safe (%s): activation could not resume: %s\n",
 		       reason_names[last_reason], refusal);
@@ -162,6 +175,7 @@ out:
 void ktr_failsafe_start(void)
 {
 	WRITE_ONCE(closed, false);
+	smp_mb();	/* pairs with ktr_failsafe_trip() */
 	ktr_failsafe_poll();
 	if (READ_ONCE(pending))
 		queue_work(system_unbound_wq, &failsafe_work);

@@ -373,7 +373,7 @@ NOKPROBE_SYMBOL(mirror_return);
 #define MIRROR_PROBE(sym, entry, ret)                                 \
 	{ .kp.symbol_name = sym, .entry_handler = entry,               \
 	  .handler = ret,                                              \
-	  .data_size = sizeof(struct mirror_args), .maxactive = 256 }
+	  .data_size = sizeof(struct mirror_args) }
 
 #define PAGES_PROBE(sym) MIRROR_PROBE(sym, pages_entry, mirror_return)
 
@@ -938,6 +938,13 @@ void ktr_modules_hook(void)
 	if (!modules)
 		return;
 	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
+		/*
+		 * These functions sleep, so calls in flight are bounded by
+		 * tasks, not CPUs: a miss ends replication (fail-safe), so
+		 * room for a fork storm's vmap stacks on every CPU.
+		 */
+		mirror_probes[nr_mirror_probes].maxactive =
+			max(1024U, 32 * num_possible_cpus());
 		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
 		if (ret) {
 			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",
@@ -1103,5 +1110,6 @@ void ktr_modules_counters(u64 *mirrored, u64 *missed)
 	*mirrored = atomic64_read(&nr_mirrored);
 	*missed = 0;
 	for (i = 0; i < nr_mirror_probes; i++)
-		*missed += READ_ONCE(mirror_probes[i].nmissed);
+		*missed += READ_ONCE(mirror_probes[i].nmissed) +
+			   READ_ONCE(mirror_probes[i].kp.nmissed);
 }

@@ -60,8 +60,8 @@ MODULE_PARM_DESC(audit_period_ms, "compare changed master text with every replic
 
 /* counters and log: written by the hook or the audit, read by debugfs */
 static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
-/* of nr_missed, those the test build's propagate=0 asked for */
-static atomic64_t nr_missed_asked;
+/* of nr_missed, those that left a replica stale unasked */
+static atomic64_t nr_missed_unsafe;
 /* test build: the next patches the hook sees are dropped, as misses */
 static atomic_t force_drop;
 static atomic64_t nr_audits, nr_audit_repairs;
@@ -307,13 +307,13 @@ static bool propagate_patch(struct pt_regs *regs)
 	if (!READ_ONCE(ktr.replicas_ready))
 		return false;
 	if (!ktr_test_propagate()) {
-		atomic64_inc(&nr_missed_asked);
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_notify_changed(false);
 		return false;
 	}
 	if (atomic_add_unless(&force_drop, -1, 0)) {
+		atomic64_inc(&nr_missed_unsafe);
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
@@ -401,9 +401,20 @@ static struct ftrace_ops patch_fops = {
  * Compare one master page that changed since the last audit with every
  * replica and repair what differs: a write the hook missed.
  */
+/*
+ * The master's bytes of page p of c, through the direct map: at its image
+ * VA a kworker running on a node's tables (percpu; x86 lazily on a bound
+ * mm) would read that node's replica instead.
+ */
+static void *master_page(const struct ktr_chunk *c, unsigned int p)
+{
+	return __va(c->master_pa + (phys_addr_t)p * PAGE_SIZE);
+}
+
 static void audit_page(struct ktr_chunk *c, unsigned int p)
 {
 	unsigned long master = c->va + p * PAGE_SIZE, flags;
+	void *bytes = master_page(c, p);
 	unsigned int written = 0;
 	size_t first = PAGE_SIZE, last = 0, b;
 	int nid;
@@ -417,15 +428,15 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 	for_each_replica(c, nid) {
 		u8 *copy = page_address(c->copy[nid] + p);
 
-		if (!memcmp(copy, (void *)master, PAGE_SIZE))
+		if (!memcmp(copy, bytes, PAGE_SIZE))
 			continue;
 		for (b = 0; b < PAGE_SIZE; b++) {
-			if (copy[b] == ((u8 *)master)[b])
+			if (copy[b] == ((u8 *)bytes)[b])
 				continue;
 			first = min(first, b);
 			last = max(last, b);
 		}
-		ktr_replica_write(nid, master, (void *)master, -1, PAGE_SIZE);
+		ktr_replica_write(nid, master, bytes, -1, PAGE_SIZE);
 		written++;
 	}
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
@@ -463,7 +474,7 @@ static void audit_chunk(struct ktr_chunk *c)
 		return;
 	exclude_patches(true);
 	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
-		u64 sum = xxh64((void *)c->va + p * PAGE_SIZE, PAGE_SIZE, 0);
+		u64 sum = xxh64(master_page(c, p), PAGE_SIZE, 0);
 
 		if (sum == c->sums[p])
 			continue;
@@ -498,16 +509,16 @@ static void resync_chunk(struct ktr_chunk *c)
 		for_each_replica(c, nid) {
 			void *copy = page_address(c->copy[nid] + p);
 
-			if (!memcmp(copy, (void *)va, PAGE_SIZE))
+			if (!memcmp(copy, master_page(c, p), PAGE_SIZE))
 				continue;
 			resync_pages++;
 			if (resync_repair)
-				ktr_replica_write(nid, va, (void *)va, -1,
-						  PAGE_SIZE);
+				ktr_replica_write(nid, va, master_page(c, p),
+						  -1, PAGE_SIZE);
 		}
 		raw_spin_unlock_irqrestore(&hook_lock, flags);
 		if (c->sums)
-			c->sums[p] = xxh64((void *)va, PAGE_SIZE, 0);
+			c->sums[p] = xxh64(master_page(c, p), PAGE_SIZE, 0);
 	}
 	exclude_patches(false);
 	cond_resched();
@@ -731,8 +742,11 @@ int ktr_patch_start(void)
 		patch_kretprobe.maxactive = 2 * num_possible_cpus();
 		ret = register_kretprobe(&patch_kretprobe);
 		kprobe_registered = !ret;
-		/* the net behind the hook, as on arm64 */
-		if (!ret)
+		/*
+		 * The net behind the hook, as on arm64; without text_mutex
+		 * it could not tell a patch in flight from a missed one.
+		 */
+		if (!ret && ktr.text_mutex)
 			start_audit();
 	}
 	if (ret)
@@ -794,7 +808,7 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
  */
 u64 ktr_patch_unsafe_misses(void)
 {
-	u64 n = atomic64_read(&nr_missed) - atomic64_read(&nr_missed_asked);
+	u64 n = atomic64_read(&nr_missed_unsafe);
 
 	if (kprobe_registered)
 		n += READ_ONCE(patch_kretprobe.kp.nmissed) +

@@ -258,6 +258,9 @@ int ktr_workload_ctl(enum ktrepl_workload_mode mode)
 	if (mode != KTREPL_WORKLOAD_STOP && !KTR_TEST_BUILD &&
 	    ktr.activation != KTREPL_ACT_WORKLOAD)
 		return -EOPNOTSUPP;
+	/* no worker onto tables the fail-safe is repairing, or gave up on */
+	if (mode != KTREPL_WORKLOAD_STOP && ktr_activation_paused())
+		return -EBUSY;
 	mutex_lock(&workload_lock);
 	if (workload_closed && mode != KTREPL_WORKLOAD_STOP) {
 		ret = -ENODEV;
