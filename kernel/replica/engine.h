@@ -402,7 +402,7 @@ const char *ktr_activation_resume(void);
 void ktr_activation_give_up(const char *why);
 bool ktr_activation_paused(void);	/* any context */
 /* patch.c, for the fail-safe */
-u64 ktr_patch_unsafe_misses(void);
+u64 ktr_patch_probe_misses(void);
 unsigned int ktr_patch_resync(bool repair);
 
 /* provider.c */

@@ -87,7 +87,7 @@ void ktr_failsafe_poll(void)
 {
 	u64 mirrored, mirror_missed;
 
-	poll_counter(&seen_patch_missed, ktr_patch_unsafe_misses(),
+	poll_counter(&seen_patch_missed, ktr_patch_probe_misses(),
 		     KTR_FS_PROBE_MISSED);
 	ktr_modules_counters(&mirrored, &mirror_missed);
 	poll_counter(&seen_mirror_missed, mirror_missed, KTR_FS_MIRROR_MISSED);

@@ -60,8 +60,6 @@ MODULE_PARM_DESC(audit_period_ms, "compare changed master text with every replic
 
 /* counters and log: written by the hook or the audit, read by debugfs */
 static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
-/* of nr_missed, those that left a replica stale unasked */
-static atomic64_t nr_missed_unsafe;
 /* test build: the next patches the hook sees are dropped, as misses */
 static atomic_t force_drop;
 static atomic64_t nr_audits, nr_audit_repairs;
@@ -313,7 +311,6 @@ static bool propagate_patch(struct pt_regs *regs)
 		return false;
 	}
 	if (atomic_add_unless(&force_drop, -1, 0)) {
-		atomic64_inc(&nr_missed_unsafe);
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
@@ -802,13 +799,13 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 }
 
 /*
- * Misses that put stale text in a replica: those the hook counted, and
- * the calls the probes could not hand to it, but not the ones the test
- * build's propagate=0 asked for. Context: any.
+ * The calls the patch probes could not hand to the hook (nmissed): writes
+ * the master got and no replica did, which no handler of ours saw. The
+ * hook trips the fail-safe itself for the ones it drops. Context: any.
  */
-u64 ktr_patch_unsafe_misses(void)
+u64 ktr_patch_probe_misses(void)
 {
-	u64 n = atomic64_read(&nr_missed_unsafe);
+	u64 n = 0;
 
 	if (kprobe_registered)
 		n += READ_ONCE(patch_kretprobe.kp.nmissed) +
@@ -817,7 +814,7 @@ u64 ktr_patch_unsafe_misses(void)
 		n += READ_ONCE(poke_kprobe.nmissed);
 	return n;
 }
-NOKPROBE_SYMBOL(ktr_patch_unsafe_misses);
+NOKPROBE_SYMBOL(ktr_patch_probe_misses);
 
 #ifdef KTREPL_TEST
 /*
