@@ -38,6 +38,18 @@ emit() {
 	"$@" 2>&1 | sed "s/^/@@$name@@ /"
 }
 
+# wait_for SECONDS CMD...: CMD succeeds within SECONDS (polling 0.1 s)
+wait_for() {
+	_t=$(($1 * 10))
+	shift
+	while [ $_t -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	"$@"
+}
+
 # kv KEY < line: the value of KEY=... in a key=value record
 kv() {
 	sed -n "s/.*\\(^\\| \\)$1=\\([^ ]*\\).*/\\2/p"

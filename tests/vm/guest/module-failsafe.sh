@@ -40,16 +40,6 @@ on_node_tables() {
 		grep -q "^pid=$spinner .*node=$R " $D/bind
 	fi
 }
-wait_for() {
-	_t=$(($1 * 10))
-	shift
-	while [ $_t -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_t=$((_t - 1))
-	done
-	"$@"
-}
 if [ "$act" = mm ]; then
 	taskset -c "$(cat /sys/devices/system/node/node$R/cpulist)" \
 		sh -c 'while :; do read x < /proc/self/stat; done' &

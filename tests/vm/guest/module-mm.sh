@@ -10,17 +10,6 @@ nodes=$(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//')
 all=0-$(($(nproc) - 1))
 bound_line() { grep "^pid=$1 " $D/bind; }
 bound_node() { bound_line "$1" | kv node; }
-# wait_for SECONDS CMD...: CMD succeeds within SECONDS (polling 0.1 s)
-wait_for() {
-	_t=$(($1 * 10))
-	shift
-	while [ $_t -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_t=$((_t - 1))
-	done
-	"$@"
-}
 # shell builtins only: all its kernel work is in its own mm, no fork
 spin='while :; do read x < /proc/self/stat; done'
 
