@@ -163,6 +163,26 @@ static void refresh_modules(void)
 }
 
 /*
+ * The fail-safe's counters, and the activation it may have turned off.
+ * Context: any (the provider's engine_counters does not sleep).
+ */
+static void refresh_failsafe(void)
+{
+	struct ktrepl_engine_counters ec = { 0 };
+
+	if (!prov->engine_counters)
+		return;
+	prov->engine_counters(&ec);
+	WRITE_ONCE(desc->failsafe, ec.failsafe);
+	WRITE_ONCE(desc->failsafe_active, ec.failsafe_active);
+	strscpy(desc->failsafe_reason, ec.failsafe_reason ?: "",
+		sizeof(desc->failsafe_reason));
+	strscpy(desc->activation,
+		ktrepl_activation_name(READ_ONCE(prov->activation)),
+		sizeof(desc->activation));
+}
+
+/*
  * Counters, and where the caller may sleep the tasks too (the provider's
  * task list takes a mutex). Each caller knows its context and says so.
  */
@@ -187,6 +207,7 @@ void ktrepl_desc_refresh(bool may_sleep)
 	WRITE_ONCE(desc->patch_bytes, bytes);
 	WRITE_ONCE(desc->patches_missed, missed);
 	WRITE_ONCE(desc->propagate, propagate);
+	refresh_failsafe();
 	if (!may_sleep)
 		return;
 	refresh_bound();

@@ -160,6 +160,15 @@ struct ktrepl_desc {
 	 */
 	__u32 modules_omitted;
 	__u32 flags;		/* KTREPL_DESC_F_* */
+	/*
+	 * Added later, the nodes_off rule: the fail-safe's events since
+	 * load, whether replication is off because of one at the moment of
+	 * the dump, and the last event's reason (summary's failsafe=,
+	 * failsafe_active=, failsafe_reason=; "" for none).
+	 */
+	__u64 failsafe;
+	__u32 failsafe_active;
+	char failsafe_reason[20];
 };
 
 #define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */

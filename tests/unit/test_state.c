@@ -636,6 +636,9 @@ static uint8_t *synth_descriptor(unsigned int slots, unsigned int used,
 	if (!old) {
 		d->modules_omitted = omitted;
 		d->flags = KTREPL_DESC_F_MODULES_COUNTED;
+		d->failsafe = 3;
+		d->failsafe_active = 1;
+		strcpy(d->failsafe_reason, "mirror_missed");
 	}
 	d->size = off;
 	*len = size;
@@ -683,6 +686,10 @@ static void test_descriptor_modules(void)
 	if (!ret)
 		kt_state_free(&st);
 	ret = load_synth(&st, 256, 256, 385, false, &err);
+	tap_ok(!ret && st.failsafe == 3 && st.failsafe_active &&
+		       !strcmp(st.failsafe_reason, "mirror_missed"),
+	       "the descriptor's fail-safe fields reach the state (got %" PRIu64 " %d '%s')",
+	       st.failsafe, st.failsafe_active, st.failsafe_reason);
 	tap_ok(!ret && st.nr_modules == 256 && st.modules_incomplete &&
 		       st.modules_omitted == 385,
 	       "a descriptor that says it left 385 modules out: the state says so (%s)",

@@ -9,8 +9,11 @@
 - kernel lockdown raised at run time after load (guest/lockdown.sh):
   under integrity every live command works and a flip is caught; under
   confidentiality the kcore tools exit 2 naming lockdown."""
+import json
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 import ktvm  # noqa: E402
@@ -25,4 +28,42 @@ for script, what in (("module-failsafe.sh", "fail-safe"),
                    name=f"[x86_64 2x2 {what}]")
     ktvm.run_guest(tap, "arm64", "2x2", path, tools=ktvm.arm64_tools(),
                    name=f"[arm64 2x2 {what}]", timeout=900)
+
+# after a panic: the vmcore's descriptor says the host was in fail-safe
+tmp = tempfile.mkdtemp(prefix="ktrepl-t10-", dir=ktvm.BUILD)
+script = os.path.join(tmp, "failsafe-dump.sh")
+with open(os.path.join(HERE, "guest", "module-failsafe.sh")) as src, \
+        open(script, "w") as dst:
+    dst.write(src.read().replace("DUMP=${DUMP:-0}", "DUMP=1"))
+core = os.path.join(tmp, "vmcore.elf")
+lines, error = ktvm.dump_guest(script, [(core, "elf")], tools=x86_tools,
+                               timeout=400)
+name = "[x86_64 2x2 fail-safe vmcore]"
+if error:
+    tap.ok(False, f"{name} guest reached the dump point",
+           "\n".join([error] + lines[-30:]))
+else:
+    tap.fold_guest(name, lines)
+    r = subprocess.run([ktvm.tool("ktrepl-dump"), "--vmcore", core, "-j",
+                        "verify"], capture_output=True, text=True,
+                       timeout=300)
+    try:
+        viol = json.loads(r.stdout).get("violations", [])
+    except ValueError:
+        viol = []
+    fs = [v for v in viol if v.get("check") == "failsafe"]
+    tap.ok(r.returncode == 1 and len(fs) == 1 and fs[0].get("active") and
+           fs[0].get("reason") == "mirror_missed" and fs[0].get("events", 0) >= 4,
+           f"{name} verify on the dump reports the host in fail-safe "
+           "(mirror_missed, 4 events)",
+           f"got exit {r.returncode}, {fs or viol[:3]}\n{r.stderr[-600:]}")
+    r = subprocess.run([ktvm.tool("ktrepl-dump"), "--vmcore", core,
+                        "summary"], capture_output=True, text=True,
+                       timeout=300)
+    tap.ok(r.returncode == 0 and "activation inactive" in r.stdout,
+           f"{name} summary on the dump: activation inactive",
+           f"got exit {r.returncode}:\n{r.stdout[:600]}{r.stderr[-400:]}")
+for f in os.listdir(tmp):
+    os.unlink(os.path.join(tmp, f))
+os.rmdir(tmp)
 tap.done()

@@ -12,7 +12,11 @@
 # Expected log, per kind: "fail-safe (REASON): ... back on the master's
 # tables", then "every replica equals the master again; activation
 # resumed" (mirror: "replication stays off: failsafe_tables_unverified").
+#
+# DUMP=1: end with the module still in fail-safe, for the host to dump
+# the guest and read the fail-safe from the vmcore's descriptor.
 . /lib.sh
+DUMP=${DUMP:-0}
 S=$D/summary
 check "insmod ktrepl-test.ko fault_inject=1" \
 	insmod /lib/modules/ktrepl-test.ko fault_inject=1
@@ -112,6 +116,12 @@ rc=$?
 check "[mirror] verify reports the host in fail-safe (exit 1), every time" \
 	sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out && ! ktrepl-dump --verify >/dev/null 2>&1"
 [ -n "${spinner:-}" ] && kill $spinner
+if [ "$DUMP" = 1 ]; then
+	check_dmesg_clean
+	done_testing
+	echo "KTREPL-READY-FOR-DUMP"
+	sleep 600
+fi
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing

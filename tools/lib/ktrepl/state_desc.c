@@ -195,6 +195,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	/* and one from before the count of modules left out */
 	if (d.nodes_off < offsetof(struct ktrepl_desc, flags) + sizeof(d.flags))
 		d.flags = 0;
+	/* and one from before the fail-safe's fields */
+	if (d.nodes_off < offsetof(struct ktrepl_desc, failsafe_reason) +
+				  sizeof(d.failsafe_reason)) {
+		d.failsafe = 0;
+		d.failsafe_active = 0;
+		memset(d.failsafe_reason, 0, sizeof(d.failsafe_reason));
+	}
 	omitted_known = d.flags & KTREPL_DESC_F_MODULES_COUNTED;
 	if (!omitted_known)
 		d.modules_omitted = 0;
@@ -210,6 +217,10 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		goto out;
 
 	st->abi = (int)d.abi;
+	st->failsafe = d.failsafe;
+	st->failsafe_active = d.failsafe_active != 0;
+	snprintf(st->failsafe_reason, sizeof(st->failsafe_reason), "%.*s",
+		 (int)sizeof(d.failsafe_reason), d.failsafe_reason);
 	snprintf(st->provider, sizeof(st->provider), "vmcore-descriptor");
 	snprintf(st->arch, sizeof(st->arch), "%.15s", d.arch);
 	snprintf(word, sizeof(word), "%.15s", d.activation);
