@@ -4,11 +4,15 @@
  *
  * Everything here reads a struct ktrepl_provider, so any replication
  * implementation can be published the same way. Addresses are printed
- * raw: the files are root-only and tools need the real values.
+ * raw, since tools need the real values, and only to a reader
+ * /proc/kallsyms would show them to (kallsyms_show_value(): CAP_SYSLOG,
+ * and kernel.kptr_restrict below 2); others get EPERM.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -22,6 +26,7 @@
 
 #include "ktrepl_abi.h"
 #include "ktrepl_desc.h"
+#include "ktrepl_ksym.h"
 #include "ktrepl_node.h"
 #include "publish.h"
 
@@ -71,6 +76,33 @@ u32 ktrepl_node_role(const struct ktrepl_provider *p, int nid)
 unsigned long ktrepl_direct_map(const struct ktrepl_provider *p)
 {
 	return (unsigned long)__va(p->master_root) - p->master_root;
+}
+
+/* the kernel's own rule for /proc/kallsyms, resolved at publish */
+static bool (*show_value)(const struct cred *cred);
+
+static int addresses_allowed(struct file *file)
+{
+	if (show_value)
+		return show_value(file->f_cred) ? 0 : -EPERM;
+	return file_ns_capable(file, &init_user_ns, CAP_SYSLOG) ? 0 : -EPERM;
+}
+
+/* DEFINE_SHOW_ATTRIBUTE, for a file that prints kernel addresses */
+#define KTREPL_ADDR_ATTRIBUTE(__name)					\
+static int __name##_open(struct inode *inode, struct file *file)	\
+{									\
+	int ret = addresses_allowed(file);				\
+									\
+	return ret ?: single_open(file, __name##_show, inode->i_private); \
+}									\
+									\
+static const struct file_operations __name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = __name##_open,						\
+	.read = seq_read,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
 }
 
 static int abi_show(struct seq_file *m, void *v)
@@ -160,7 +192,7 @@ static int summary_show(struct seq_file *m, void *v)
 	kvfree(mods);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(summary);
+KTREPL_ADDR_ATTRIBUTE(summary);
 
 struct extent_ctx {
 	struct seq_file *m;
@@ -215,7 +247,7 @@ static int replicas_show(struct seq_file *m, void *v)
 	kvfree(mods);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(replicas);
+KTREPL_ADDR_ATTRIBUTE(replicas);
 
 struct cpu_root {
 	phys_addr_t root;
@@ -273,7 +305,7 @@ static int pgds_show(struct seq_file *m, void *v)
 	cpus_read_unlock();
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(pgds);
+KTREPL_ADDR_ATTRIBUTE(pgds);
 
 static int show_mapping(const struct ktrepl_mapping *map, void *arg)
 {
@@ -298,7 +330,9 @@ static int pgtable_show(struct seq_file *m, void *v)
 
 static int pgtable_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, pgtable_show, inode->i_private);
+	int ret = addresses_allowed(file);
+
+	return ret ?: single_open(file, pgtable_show, inode->i_private);
 }
 
 static const struct file_operations pgtable_fops = {
@@ -333,7 +367,7 @@ static int patches_show(struct seq_file *m, void *v)
 	kfree(recs);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(patches);
+KTREPL_ADDR_ATTRIBUTE(patches);
 
 /* one number, cheap to read between two reads of a range (abi.md) */
 static int patch_window_show(struct seq_file *m, void *v)
@@ -367,7 +401,7 @@ static int tasks_show(struct seq_file *m, void *v)
 	kfree(recs);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(tasks);
+KTREPL_ADDR_ATTRIBUTE(tasks);
 
 static int workload_show(struct seq_file *m, void *v)
 {
@@ -482,11 +516,13 @@ static int bind_history_show(struct seq_file *m, void *v)
 {
 	return show_bindings(m, true);
 }
-DEFINE_SHOW_ATTRIBUTE(bind_history);
+KTREPL_ADDR_ATTRIBUTE(bind_history);
 
 static int bind_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, bind_show, NULL);
+	int ret = addresses_allowed(file);
+
+	return ret ?: single_open(file, bind_show, NULL);
 }
 
 struct bind_cmd {
@@ -590,6 +626,7 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 	int nid, ret;
 
 	prov = provider;
+	show_value = (void *)ktr_ksym_quiet("kallsyms_show_value");
 	if (prov->activation != KTREPL_ACT_NONE) {
 		ret = ktrepl_desc_publish(prov);
 		if (ret) {

@@ -263,6 +263,11 @@ shipped_module_checks() {
 		check "workload start is refused outside activation=workload" \
 			sh -c "! echo start > $D/workload_ctl 2>/dev/null"
 	fi
+	# kernel addresses only for whom /proc/kallsyms shows them: root in
+	# a user namespace has no CAP_SYSLOG in the initial one
+	unshare -Ur cat $D/summary > /dev/null 2>/tmp/noaddr.err
+	check "a reader without CAP_SYSLOG gets EPERM, not addresses" \
+		grep -q 'not permitted' /tmp/noaddr.err
 	_c=$(ls $D/*_ctl 2>/dev/null | head -n1)
 	if [ -n "$_c" ]; then
 		# root in a user namespace: uid 0 for the file mode, but no

@@ -143,6 +143,14 @@ enum kt_lockdown_cause kt_lockdown_explain(const struct kt_lockdown_query *q,
 			 q->path, err);
 		return KT_CAUSE_NO_RAWIO;
 	}
+	/* ktrepl.ko shows addresses as /proc/kallsyms does (abi.md) */
+	if (q->use == KT_LOCKDOWN_USE_DEBUGFS && q->code == EPERM &&
+	    level == KT_LOCKDOWN_NONE) {
+		snprintf(buf, len,
+			 "%s: %s (ktrepl.ko shows kernel addresses only to a reader /proc/kallsyms would show them to: CAP_SYSLOG, and kernel.kptr_restrict below 2)",
+			 q->path, err);
+		return KT_CAUSE_ADDRESSES;
+	}
 	if (q->code == EPERM && level == KT_LOCKDOWN_UNKNOWN) {
 		snprintf(buf, len,
 			 "%s: %s: probably kernel lockdown, whose %s mode %s (its level is unknown: %s: %s)",

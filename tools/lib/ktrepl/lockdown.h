@@ -36,6 +36,7 @@ enum kt_lockdown_cause {
 	KT_CAUSE_PROBABLY_LOCKDOWN,	/* root, EPERM, lockdown file unreadable */
 	KT_CAUSE_NOT_ROOT,	/* it needs root */
 	KT_CAUSE_NO_RAWIO,	/* root without CAP_SYS_RAWIO (kcore) */
+	KT_CAUSE_ADDRESSES,	/* debugfs: kallsyms' rule hides addresses */
 };
 
 /* "none integrity [confidentiality]": the bracketed word's level */
