@@ -310,7 +310,7 @@ static bool propagate_patch(struct pt_regs *regs)
 		ktr_notify_changed(false);
 		return false;
 	}
-	if (atomic_add_unless(&force_drop, -1, 0)) {
+	if (KTR_TEST_BUILD && atomic_add_unless(&force_drop, -1, 0)) {
 		atomic64_inc(&nr_missed);
 		log_patch(va, len, 0, false);
 		ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
@@ -791,10 +791,7 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 {
 	*patches = atomic64_read(&nr_patches);
 	*bytes = atomic64_read(&nr_patch_bytes);
-	*missed = atomic64_read(&nr_missed) +
-		  (kprobe_registered ?
-			   READ_ONCE(patch_kretprobe.kp.nmissed) +
-			   READ_ONCE(patch_kretprobe.nmissed) : 0);
+	*missed = atomic64_read(&nr_missed) + ktr_patch_probe_misses();
 	*prop = ktr_test_propagate();
 }
 
