@@ -131,4 +131,56 @@ if [ ! -e "$CACHE/checkpatch/scripts/checkpatch.pl" ]; then
 		die "cannot unpack checkpatch.pl from linux-source-6.1"
 fi
 
+# --- crash on arm64 (issue 27) ---------------------------------------
+# Debian's crash reads dumps of the architecture it was built for. For
+# arm64 dumps on this host: Debian's arm64 crash, run by
+# qemu-aarch64-static -L $CACHE/arm64-crash. That directory is an
+# overlay on the host's root: the crash package and only those of its
+# library packages that are not installed for arm64 already (qemu looks
+# in the prefix first, then in /). And the arm64 debug vmlinux of the
+# suite's kernel (the first profile), one file of the -dbg package.
+if ! dpkg-query -W -f='${Status}' qemu-user-static 2>/dev/null | grep -q 'install ok installed'; then
+	echo "deps: installing qemu-user-static"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends qemu-user-static ||
+		die "apt-get install failed for: qemu-user-static"
+fi
+ARM64_CRASH="$CACHE/arm64-crash"
+fetch "crash:arm64" "$ARM64_CRASH" arm64
+# binutils is a tool crash runs, not a library it loads
+for p in $(dpkg-deb -f "$(ls "$CACHE"/debs/crash_*_arm64.deb | tail -n1)" Depends |
+	tr ',' '\n' | sed 's/[ (].*//; s/^ *//; /^$/d; /^binutils$/d'); do
+	dpkg-query -W -f='${Status}' "$p:arm64" 2>/dev/null | grep -q 'install ok installed' ||
+		fetch "$p:arm64" "$ARM64_CRASH" arm64
+done
+for lib in $(readelf -d "$ARM64_CRASH/usr/bin/crash" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+	found=
+	for d in "$ARM64_CRASH"/{usr/,}lib/aarch64-linux-gnu /{usr/,}lib/aarch64-linux-gnu; do
+		[ -e "$d/$lib" ] && found=$d
+	done
+	[ -n "$found" ] ||
+		die "arm64 crash needs $lib: in no package unpacked into $ARM64_CRASH, nor installed for arm64"
+done
+arm64_rel=$(. "$HERE/kernels/${profiles[0]}.conf"; echo "$KERNEL_ARM64")
+arm64_vmlinux="./usr/lib/debug/boot/vmlinux-$arm64_rel"
+fetch "linux-image-$arm64_rel-dbg:arm64" "$CACHE/kernels/$arm64_rel" arm64 "$arm64_vmlinux"
+# the -dbg vmlinux is of the booted image only if the image carries its
+# build ID (a newer upload of the same ABI would not): checked once
+arm64_kdir="$CACHE/kernels/$arm64_rel"
+if [ ! -e "$arm64_kdir/.vmlinux-dbg-build-id.ok" ]; then
+	python3 - "$arm64_kdir/$arm64_vmlinux" "$arm64_kdir/boot/vmlinuz-$arm64_rel" <<-'EOF' ||
+		import gzip, re, subprocess, sys
+		notes = subprocess.run(["readelf", "-n", sys.argv[1]], capture_output=True,
+		                       text=True, check=True).stdout
+		bid = bytes.fromhex(re.search(r"Build ID: ([0-9a-f]+)", notes).group(1))
+		with open(sys.argv[2], "rb") as f:
+		    img = f.read()
+		img = gzip.decompress(img) if img[:2] == b"\x1f\x8b" else img
+		sys.exit(0 if bid in img else 1)
+	EOF
+		die "$arm64_vmlinux from linux-image-$arm64_rel-dbg is not of the cached vmlinuz-$arm64_rel (build IDs differ): remove $CACHE/debs/linux-image-$arm64_rel*_arm64.deb and $arm64_kdir, then run this again"
+	touch "$arm64_kdir/.vmlinux-dbg-build-id.ok"
+fi
+# --- end crash on arm64 -----------------------------------------------
+
 echo "deps: all present for ${profiles[*]} (cache $CACHE)"
