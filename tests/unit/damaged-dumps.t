@@ -78,6 +78,27 @@ def main():
         rc, err, _ = run(patched(good, os.path.join(tmp, "case.core"), edits))
         ok(rc == 2 and says in err, f"{what}: exit 2 saying '{says}' ({err})")
 
+    # filtered is not damaged: makedumpfile -E -d 31 leaves excluded
+    # pages in p_memsz past p_filesz, and a segment wholly excluded has
+    # no file data at all (p_filesz 0, p_offset 0)
+    filtered = patched(good, os.path.join(tmp, "filtered.core"),
+                       [(192 + 40, "<Q", 64 << 20)])
+    rc, err, _ = run(filtered)
+    ok(rc == 2 and "no ktrepl state" in err and "truncated" not in err
+       and "p_memsz" not in err,
+       f"p_memsz past p_filesz (a filtered dump) opens and is scanned ({rc}: {err})")
+    data = bytearray(open(filtered, "rb").read())
+    phdr = data[192:192 + 56]
+    struct.pack_into("<IIQQQQQQ", phdr, 0, 1, 4, 0, 0, 1 << 20, 0,
+                     1 << 20, 0)
+    data[0x38:0x3a] = struct.pack("<H", 2)
+    empty = os.path.join(tmp, "excluded-segment.core")
+    open(empty, "wb").write(bytes(data[:192 + 56]) + bytes(phdr) +
+                            bytes(data[192 + 112:]))
+    rc, err, _ = run(empty)
+    ok(rc == 2 and "no ktrepl state" in err and "truncated" not in err,
+       f"a wholly excluded segment (p_filesz 0, p_offset 0) is no damage ({rc}: {err})")
+
     if os.path.exists(SHIM):
         env = {"LD_PRELOAD": SHIM, "KT_SHIM": "crash"}
         rc, err, _ = run(good, env)

@@ -111,6 +111,8 @@ static int elf_check_phdr(const struct dump_file *f, const Elf64_Phdr *ph,
 				  "%s: program header %u: PT_LOAD at physical 0x%" PRIx64 " has p_filesz %" PRIu64 " and p_memsz %" PRIu64,
 				  f->path, i, (uint64_t)ph->p_paddr,
 				  (uint64_t)ph->p_filesz, (uint64_t)ph->p_memsz);
+	if (ph->p_memsz > ph->p_filesz)
+		layout->elf_filtered = true;
 	if (ph->p_filesz)
 		layout->ranges[layout->nr_ranges++] = (struct kt_dump_range){
 			ph->p_paddr, ph->p_filesz
@@ -347,6 +349,7 @@ static int kdump_validate(const struct dump_file *f, int32_t version,
 	if (ret)
 		return ret;
 	max_mapnr = version >= 6 ? sub.max_mapnr_64 : h.max_mapnr;
+	layout->dump_level = version >= 1 ? sub.dump_level : -1;
 	bitmap_off = (1 + (uint64_t)h.sub_hdr_size) * h.block_size;
 	bitmap_len = (uint64_t)h.bitmap_blocks * h.block_size;
 	if (!in_file(f, bitmap_off, bitmap_len))
@@ -389,6 +392,7 @@ int kt_dump_validate(int fd, const char *path, struct kt_dump_layout *layout,
 	int ret;
 
 	memset(layout, 0, sizeof(*layout));
+	layout->dump_level = -1;
 	if (fstat(fd, &sb))
 		return kt_err_set(err, errno, "%s: %s", path, strerror(errno));
 	f.size = (uint64_t)sb.st_size;

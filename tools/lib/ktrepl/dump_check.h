@@ -2,6 +2,7 @@
 #ifndef KTREPL_DUMP_CHECK_H
 #define KTREPL_DUMP_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,13 @@ struct kt_dump_layout {
 	/* ELF: the file-backed part of each PT_LOAD, sorted by pa */
 	struct kt_dump_range *ranges;
 	size_t nr_ranges;
+	/*
+	 * ELF: some PT_LOAD has p_memsz past p_filesz, the pages a filter
+	 * (makedumpfile -E -d N) left out; the ELF records neither N nor why.
+	 */
+	bool elf_filtered;
+	/* kdump: the sub-header's dump_level (makedumpfile -d), -1 if absent */
+	int dump_level;
 };
 
 /*

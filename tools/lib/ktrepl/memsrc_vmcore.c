@@ -38,7 +38,88 @@ struct vmcore {
 	int fd;
 	kdump_ctx_t *ctx;
 	struct kt_dump_layout layout;
+	uint64_t page_size;
+	/* kdump: pages the file holds, pages that were RAM (NULL: unknown) */
+	kdump_bmp_t *file_map, *mem_map;
 };
+
+/* makedumpfile's -d bits (its DL_EXCLUDE_*), lowest first */
+static const char *const dump_level_pages[] = {
+	"zero", "cache", "cache-private", "user", "free",
+};
+
+#define DUMP_LEVEL_ZERO 1
+
+/* the kinds of page level drops, "zero, cache and free" (last: "or") */
+static void dump_level_words(int level, const char *last, char *buf,
+			     size_t len)
+{
+	size_t i, used = 0, n = 0, total = 0;
+	const size_t kinds = sizeof(dump_level_pages) / sizeof(dump_level_pages[0]);
+
+	buf[0] = '\0';
+	for (i = 0; i < kinds; i++)
+		total += (level >> i) & 1;
+	for (i = 0; i < kinds && used < len; i++) {
+		if (!((level >> i) & 1))
+			continue;
+		n++;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 n == 1 ? "" : n == total ? last : ", ",
+				 dump_level_pages[i]);
+	}
+}
+
+/* is bit idx of a libkdumpfile page map set? */
+static bool pagemap_has(kdump_bmp_t *map, kdump_addr_t idx)
+{
+	kdump_addr_t found = idx;
+
+	return map && kdump_bmp_find_set(map, &found) == KDUMP_OK &&
+	       found == idx;
+}
+
+/*
+ * Why a page the dump does not hold is missing, and what that means to a
+ * reader of kernel memory. Zero pages never get here: a kdump-compressed
+ * dump keeps them (as zeros), an ELF one reads them as zeros.
+ */
+static int vmcore_missing(struct vmcore *vc, uint64_t pa, size_t len,
+			  size_t got, struct kt_err *err)
+{
+	uint64_t page = (pa + got) & ~(vc->page_size - 1);
+	int level = vc->layout.dump_level;
+	char dropped[96], other[96], why[160] = "";
+
+	if (vc->layout.format == KT_DUMP_ELF)
+		return kt_err_set(err, ENODATA,
+				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " is not in the dump: no PT_LOAD segment of this ELF dump covers it, so it was not RAM, or the tool that wrote the dump left it out%s",
+				  pa, len, page,
+				  vc->layout.elf_filtered ?
+					  " (the dump is filtered, as by makedumpfile -E -d, which never leaves such gaps: the pages it left out lie inside segments and read as zeros, as in crash; an ELF dump records neither the level nor why a page was left out)" :
+					  "");
+	if (vc->mem_map && !pagemap_has(vc->mem_map, page / vc->page_size))
+		return kt_err_set(err, ENODATA,
+				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " is not in the dump: the dump's memory bitmap says it was not RAM",
+				  pa, len, page);
+	if (level < 0)
+		return kt_err_set(err, ENODATA,
+				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " was RAM but is not in the dump: excluded by a dump filter (the dump does not record its level)",
+				  pa, len, page);
+	dump_level_words(level, " and ", dropped, sizeof(dropped));
+	dump_level_words(level & ~DUMP_LEVEL_ZERO, " or ", other, sizeof(other));
+	if (!other[0])
+		return kt_err_set(err, ENODATA,
+				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " was RAM but is not in the dump, and its level (-d %d) drops no page that is not zero: the dump is damaged or was written by a tool that leaves out more than its level says",
+				  pa, len, page, level);
+	if (level & DUMP_LEVEL_ZERO)
+		snprintf(why, sizeof(why),
+			 "; this format keeps zero pages, as zeros, so it was a %s page",
+			 other);
+	return kt_err_set(err, ENODATA,
+			  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " excluded by the dump filter (makedumpfile -d %d drops %s pages%s): ktrepl reads kernel memory (its descriptor, page tables, text), which no level drops, so the address came from damaged or unrelated data; to keep such pages, take the dump at a lower level (-d 1 drops only zero pages)",
+			  pa, len, page, level, dropped, why);
+}
 
 static int vmcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 			    size_t len, struct kt_err *err)
@@ -50,12 +131,10 @@ static int vmcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 	st = kdump_read(vc->ctx, KDUMP_KPHYSADDR, pa, buf, &got);
 	if (st == KDUMP_OK)
 		return 0;
-	return kt_err_set(err, st == KDUMP_ERR_NODATA ? ENODATA : EIO,
-			  "physical 0x%" PRIx64 "+%zu (read %zu): %s%s", pa,
-			  len, got, kdump_get_err(vc->ctx),
-			  st == KDUMP_ERR_NODATA ?
-				  " (page missing: filtered or truncated dump)" :
-				  "");
+	if (st == KDUMP_ERR_NODATA)
+		return vmcore_missing(vc, pa, len, got, err);
+	return kt_err_set(err, EIO, "physical 0x%" PRIx64 "+%zu (read %zu): %s",
+			  pa, len, got, kdump_get_err(vc->ctx));
 }
 
 static int vmcore_vmcoreinfo(struct kt_memsrc *src, const char *key,
@@ -87,33 +166,56 @@ static int vmcore_phys_end(struct kt_memsrc *src, uint64_t *end,
 	return 0;
 }
 
-/* ELF dumps: the file-backed ranges validation found; kdump: unknown */
+/*
+ * The runs the dump holds: for ELF the file-backed part of each PT_LOAD
+ * (the zeros past p_filesz hold no descriptor), for kdump the pages its
+ * bitmap says the file has (zero pages included).
+ */
 static int vmcore_next_range(struct kt_memsrc *src, uint64_t pa,
 			     uint64_t *start, uint64_t *end)
 {
 	struct vmcore *vc = src->priv;
 	const struct kt_dump_layout *l = &vc->layout;
+	kdump_addr_t first, last;
 	struct kt_err err;
 	size_t i;
 
-	if (l->format != KT_DUMP_ELF) {
+	if (l->format == KT_DUMP_ELF) {
+		for (i = 0; i < l->nr_ranges; i++) {
+			if (l->ranges[i].pa + l->ranges[i].size <= pa)
+				continue;
+			*start = l->ranges[i].pa > pa ? l->ranges[i].pa : pa;
+			*end = l->ranges[i].pa + l->ranges[i].size;
+			return 0;
+		}
+		return -ENOENT;
+	}
+	if (!vc->file_map) {
 		if (vmcore_phys_end(src, end, &err) || pa >= *end)
 			return -ENOENT;
 		*start = pa;
 		return 0;
 	}
-	for (i = 0; i < l->nr_ranges; i++) {
-		if (l->ranges[i].pa + l->ranges[i].size <= pa)
-			continue;
-		*start = l->ranges[i].pa > pa ? l->ranges[i].pa : pa;
-		*end = l->ranges[i].pa + l->ranges[i].size;
-		return 0;
-	}
-	return -ENOENT;
+	first = pa / vc->page_size;
+	if (kdump_bmp_find_set(vc->file_map, &first) != KDUMP_OK)
+		return -ENOENT;
+	last = first;
+	if (kdump_bmp_find_clear(vc->file_map, &last) == KDUMP_OK)
+		*end = (uint64_t)last * vc->page_size;
+	else if (vmcore_phys_end(src, end, &err))	/* set to the end */
+		return -ENOENT;
+	*start = (uint64_t)first * vc->page_size;
+	if (*start < pa)
+		*start = pa;
+	return *end > *start ? 0 : -ENOENT;
 }
 
 static void vmcore_free(struct vmcore *vc)
 {
+	if (vc->file_map)
+		kdump_bmp_decref(vc->file_map);
+	if (vc->mem_map)
+		kdump_bmp_decref(vc->mem_map);
 	if (vc->ctx)
 		kdump_free(vc->ctx);
 	if (vc->fd >= 0)
@@ -206,6 +308,15 @@ static kdump_ctx_t *vmcore_open_ctx(int fd, const char *probe_path,
 	}
 	vmcore_fix_arch(ctx, probe_path);
 	kdump_set_string_attr(ctx, KDUMP_ATTR_OSTYPE, "linux");
+	/*
+	 * An ELF dump's p_memsz past p_filesz is what makedumpfile -E -d
+	 * left out: zero pages (the only kind a kernel page ktrepl reads
+	 * ever is), or cache, user and free pages; which, the ELF does not
+	 * say. crash reads them as zeros, and so do we. Not for kdump
+	 * dumps: they keep zero pages, so what they leave out is never one.
+	 */
+	if (layout->format == KT_DUMP_ELF)
+		kdump_set_number_attr(ctx, KDUMP_ATTR_ZERO_EXCLUDED, 1);
 	kdump_clear_err(ctx);
 	/* the first reads a tool makes: VMCOREINFO and memory */
 	if (kdump_vmcoreinfo_raw(ctx, &raw) == KDUMP_OK)
@@ -215,6 +326,36 @@ static kdump_ctx_t *vmcore_open_ctx(int fd, const char *probe_path,
 			   &one);
 	kdump_clear_err(ctx);
 	return ctx;
+}
+
+static kdump_bmp_t *vmcore_bitmap(kdump_ctx_t *ctx, const char *key)
+{
+	kdump_attr_t attr = { .type = KDUMP_BITMAP };
+
+	if (kdump_get_typed_attr(ctx, key, &attr) != KDUMP_OK ||
+	    !attr.val.bitmap) {
+		kdump_clear_err(ctx);
+		return NULL;
+	}
+	kdump_bmp_incref(attr.val.bitmap);
+	return attr.val.bitmap;
+}
+
+/* the page size, and for kdump what its bitmaps say is there */
+static void vmcore_get_maps(struct vmcore *vc)
+{
+	kdump_num_t page_size;
+
+	vc->page_size = 4096;
+	if (kdump_get_number_attr(vc->ctx, KDUMP_ATTR_PAGE_SIZE, &page_size) ==
+		    KDUMP_OK &&
+	    page_size && !(page_size & (page_size - 1)))
+		vc->page_size = page_size;
+	kdump_clear_err(vc->ctx);
+	if (vc->layout.format != KT_DUMP_KDUMP)
+		return;
+	vc->file_map = vmcore_bitmap(vc->ctx, KDUMP_ATTR_FILE_PAGEMAP);
+	vc->mem_map = vmcore_bitmap(vc->ctx, KDUMP_ATTR_MEMORY_PAGEMAP);
 }
 
 /*
@@ -303,6 +444,7 @@ int kt_memsrc_open_vmcore(struct kt_memsrc **out, const char *path,
 		return kt_err_set(err, EINVAL, "%s: not a vmcore libkdumpfile can read",
 				  path);
 	}
+	vmcore_get_maps(vc);
 	*out = kt_memsrc_new(&vmcore_ops, vc, path);
 	if (*out)
 		return 0;

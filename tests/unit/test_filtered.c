@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filtered ELF vmcores, laid out the way makedumpfile -E -d 31 writes
+ * them: a run of excluded pages becomes p_memsz past a segment's
+ * p_filesz, and the next segment starts after the run. Zero pages in a
+ * real descriptor (its empty module slots) land there. They must read
+ * as zeros, as in crash; memory no segment covers must be refused,
+ * saying it was not in the dump (never "truncated").
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktrepl_desc.h"
+#include "memsrc.h"
+#include "state.h"
+#include "tap.h"
+
+#define PAGE 4096ULL
+#define MEM_SIZE (4ULL << 20)
+#define DESC_PA 0x100000ULL
+#define DESC_SLOTS 256
+#define DESC_USED 2
+#define MAX_SEGS 4
+
+struct seg {
+	uint64_t pa, filesz, memsz;
+};
+
+/*
+ * A descriptor whose header ends where the module-era headers ended
+ * (failsafe_reason), as an older module wrote it: readers take such a
+ * header by the nodes_off rule. Two nodes, text and rodata, two CPUs,
+ * DESC_SLOTS module slots of which DESC_USED are filled: the slots in
+ * between are zero pages, as in a real one.
+ */
+static size_t put_descriptor(uint8_t *mem)
+{
+	struct ktrepl_desc *d = (void *)(mem + DESC_PA);
+	size_t off = (offsetof(struct ktrepl_desc, failsafe_reason) +
+		      sizeof(d->failsafe_reason) + 7) & ~7UL;
+	struct ktrepl_desc_node *nodes;
+	struct ktrepl_desc_region *regions;
+	struct ktrepl_desc_module *mods;
+	struct ktrepl_desc_module_rodata *ro;
+	int32_t *cpu_node;
+	unsigned int i;
+
+	memcpy(d->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+	d->abi = 1;
+	strcpy(d->arch, "x86_64");
+	strcpy(d->activation, "percpu");
+	d->paging_levels = 4;
+	d->va_bits = 48;
+	d->page_shift = 12;
+	d->nr_nodes = 2;
+	d->nr_regions = 2;
+	d->nr_cpus = 2;
+	d->master_root_pa = 0x1000;
+	d->nodes_off = off;
+	nodes = (void *)((uint8_t *)d + off);
+	for (i = 0; i < 2; i++)
+		nodes[i] = (struct ktrepl_desc_node){
+			.nid = i, .memory_nid = i, .has_memory = 1,
+			.role = i ? KTREPL_DESC_ROLE_REPLICA :
+				    KTREPL_DESC_ROLE_MASTER,
+			.root_pa = 0x1000 + i * 0x200000,
+			.mem_start = i * 0x200000, .mem_end = (i + 1) * 0x200000,
+		};
+	off += 2 * sizeof(*nodes);
+	d->regions_off = off;
+	regions = (void *)((uint8_t *)d + off);
+	regions[0] = (struct ktrepl_desc_region){ "text", 0xffffffff81000000ULL,
+						  0xffffffff82000000ULL };
+	regions[1] = (struct ktrepl_desc_region){ "rodata", 0xffffffff82000000ULL,
+						  0xffffffff82800000ULL };
+	off += 2 * sizeof(*regions);
+	d->extents_off = off;
+	d->cpu_node_off = off;
+	cpu_node = (void *)((uint8_t *)d + off);
+	cpu_node[0] = 0;
+	cpu_node[1] = 1;
+	off += 2 * sizeof(*cpu_node);
+	d->tasks_off = off;
+	d->nr_modules = DESC_SLOTS;
+	d->modules_off = off;
+	mods = (void *)((uint8_t *)d + off);
+	off += DESC_SLOTS * sizeof(*mods);
+	d->module_rodata_off = off;
+	ro = (void *)((uint8_t *)d + off);
+	off += DESC_SLOTS * sizeof(*ro);
+	for (i = 0; i < DESC_USED; i++) {
+		snprintf(mods[i].name, sizeof(mods[i].name), "mod%u", i);
+		mods[i].start = 0xffffffffc0000000ULL + i * 0x10000;
+		mods[i].text_end = mods[i].end = mods[i].start + 0x4000;
+	}
+	/* the last slot's rodata: the descriptor's tail page is not zero */
+	ro[DESC_SLOTS - 1].start = 0xffffffffc1000000ULL;
+	ro[DESC_SLOTS - 1].end = 0xffffffffc1002000ULL;
+	snprintf(mods[DESC_SLOTS - 1].name, sizeof(mods[0].name), "last");
+	mods[DESC_SLOTS - 1].start = 0xffffffffc0800000ULL;
+	mods[DESC_SLOTS - 1].text_end = mods[DESC_SLOTS - 1].end =
+		0xffffffffc0804000ULL;
+	d->size = off;
+	return off;
+}
+
+static void put_note(uint8_t *p, size_t *len, const char *text)
+{
+	Elf64_Nhdr nh = { .n_namesz = 11, .n_descsz = strlen(text), .n_type = 0 };
+
+	memcpy(p, &nh, sizeof(nh));
+	memcpy(p + sizeof(nh), "VMCOREINFO\0\0", 12);
+	memcpy(p + sizeof(nh) + 12, text, nh.n_descsz);
+	*len = sizeof(nh) + 12 + ((nh.n_descsz + 3) & ~3U);
+}
+
+/* an ET_CORE file: one PT_NOTE (VMCOREINFO), then the segments' data */
+static int write_core(const char *path, const uint8_t *mem,
+		      const struct seg *segs, int nr, const char *vmcoreinfo)
+{
+	uint8_t head[PAGE] = { 0 };
+	Elf64_Ehdr *eh = (void *)head;
+	Elf64_Phdr *ph = (void *)(head + sizeof(*eh));
+	uint64_t off = 2 * PAGE;
+	size_t note_len;
+	FILE *f = fopen(path, "wb");
+	int i;
+
+	if (!f)
+		return -1;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = nr + 1;
+	put_note(head + PAGE / 2, &note_len, vmcoreinfo);
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = PAGE / 2,
+			      .p_filesz = note_len, .p_memsz = note_len };
+	for (i = 0; i < nr; i++) {
+		ph[i + 1] = (Elf64_Phdr){
+			.p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
+			.p_offset = segs[i].filesz ? off : 0,
+			.p_vaddr = 0xffff888000000000ULL + segs[i].pa,
+			.p_paddr = segs[i].pa, .p_filesz = segs[i].filesz,
+			.p_memsz = segs[i].memsz, .p_align = PAGE,
+		};
+		off += segs[i].filesz;
+	}
+	fwrite(head, 1, PAGE, f);
+	fseek(f, 2 * PAGE, SEEK_SET);
+	for (i = 0; i < nr; i++)
+		fwrite(mem + segs[i].pa, 1, segs[i].filesz, f);
+	return fclose(f);
+}
+
+#define VMCOREINFO_BASE                                                  \
+	"OSRELEASE=6.1.0-50-cloud-amd64\nPAGESIZE=4096\n"                 \
+	"SYMBOL(init_top_pgt)=ffffffff80001000\nNUMBER(phys_base)=0\n"     \
+	"NUMBER(pgtable_l5_enabled)=0\nKERNELOFFSET=0\n"
+
+static struct kt_memsrc *open_core(const uint8_t *mem, const struct seg *segs,
+				   int nr, bool with_line, char *path)
+{
+	char text[256];
+	struct kt_memsrc *src = NULL;
+	struct kt_err err;
+	int fd;
+
+	snprintf(text, sizeof(text), "%s%s", VMCOREINFO_BASE,
+		 with_line ? "KTREPL_DESCRIPTOR=100000\n" : "");
+	strcpy(path, "/tmp/ktrepl-elfcore-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	kt_err_clear(&err);
+	if (write_core(path, mem, segs, nr, text) ||
+	    kt_memsrc_open_vmcore(&src, path, &err))
+		printf("# %s: %s\n", path, err.msg);
+	return src;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+static void test_filtered(const uint8_t *mem, size_t desc_len)
+{
+	/*
+	 * RAM is [0, 2M) and [3M, 4M). The descriptor's pages 1..4 (empty
+	 * slots) were left out, as was everything from its end to 2M.
+	 */
+	const uint64_t desc_end = DESC_PA + ((desc_len + PAGE - 1) & ~(PAGE - 1));
+	const struct seg segs[] = {
+		{ 0, DESC_PA + PAGE, DESC_PA + 5 * PAGE },
+		{ DESC_PA + 5 * PAGE, desc_end - DESC_PA - 5 * PAGE,
+		  0x200000 - DESC_PA - 5 * PAGE },
+		{ 0x300000, 0x100000, 0x100000 },
+	};
+	uint8_t buf[2 * PAGE];
+	struct kt_memsrc *src;
+	struct kt_state st;
+	struct kt_err err;
+	uint64_t pa = 0;
+	char path[64];
+	int ret, line;
+
+	for (line = 1; line >= 0; line--) {
+		src = open_core(mem, segs, 3, line, path);
+		tap_ok(src, "a filtered ELF core (p_memsz past p_filesz) opens");
+		if (!src)
+			return;
+		memset(buf, 0xa5, sizeof(buf));
+		kt_err_clear(&err);
+		ret = kt_memsrc_read_phys(src, DESC_PA + PAGE - 8, buf, PAGE, &err);
+		tap_ok(!ret && !memcmp(buf, mem + DESC_PA + PAGE - 8, 8) &&
+		       all_zero(buf + 8, PAGE - 8),
+		       "a read from file data into p_memsz past p_filesz gives the data, then zeros (%s)",
+		       err.msg);
+		kt_err_clear(&err);
+		ret = kt_memsrc_read_phys(src, 0x1ff000, buf, PAGE, &err);
+		tap_ok(!ret && all_zero(buf, PAGE),
+		       "the segment's last excluded page reads as zeros (%s)",
+		       err.msg);
+		kt_err_clear(&err);
+		ret = kt_memsrc_read_phys(src, 0x280000, buf, 16, &err);
+		tap_ok(ret == -ENODATA && strstr(err.msg, "page 0x280000") &&
+		       strstr(err.msg, "no PT_LOAD") &&
+		       strstr(err.msg, "not in the dump") &&
+		       strstr(err.msg, "filtered") &&
+		       !strstr(err.msg, "truncated"),
+		       "a hole between segments is refused: not in the dump, the dump filtered, never truncated (%d: %s)",
+		       ret, err.msg);
+		kt_err_clear(&err);
+		ret = kt_state_find_descriptor(src, &pa, &err);
+		tap_ok(!ret && pa == DESC_PA,
+		       "%s finds the descriptor at 0x%" PRIx64 " (%s)",
+		       line ? "VMCOREINFO" : "without VMCOREINFO, the scan",
+		       pa, err.msg);
+		kt_err_clear(&err);
+		ret = kt_state_load_descriptor(&st, src, DESC_PA, &err);
+		tap_ok(!ret && st.nr_modules == DESC_USED + 1 &&
+		       st.nr_nodes == 2,
+		       "the descriptor, its empty slots in excluded pages, loads: %zu modules, want %d (%s)",
+		       ret ? 0 : (size_t)st.nr_modules, DESC_USED + 1, err.msg);
+		if (!ret)
+			kt_state_free(&st);
+		kt_memsrc_close(src);
+		unlink(path);
+	}
+}
+
+static void test_hole(const uint8_t *mem, size_t desc_len)
+{
+	/* the same pages as a hole: no segment says they were RAM */
+	const uint64_t desc_end = DESC_PA + ((desc_len + PAGE - 1) & ~(PAGE - 1));
+	const struct seg segs[] = {
+		{ 0, DESC_PA + PAGE, DESC_PA + PAGE },
+		{ DESC_PA + 5 * PAGE, desc_end - DESC_PA - 5 * PAGE,
+		  desc_end - DESC_PA - 5 * PAGE },
+	};
+	struct kt_memsrc *src;
+	struct kt_state st;
+	struct kt_err err;
+	uint8_t buf[16];
+	char path[64];
+	int ret;
+
+	src = open_core(mem, segs, 2, true, path);
+	tap_ok(src, "an unfiltered ELF core with a hole opens");
+	if (!src)
+		return;
+	kt_err_clear(&err);
+	ret = kt_memsrc_read_phys(src, DESC_PA + 2 * PAGE, buf, sizeof(buf), &err);
+	tap_ok(ret == -ENODATA && strstr(err.msg, "no PT_LOAD") &&
+	       strstr(err.msg, "not in the dump") && !strstr(err.msg, "filtered") &&
+	       !strstr(err.msg, "truncated"),
+	       "a page in the hole is refused as not in the dump, not as filtered or truncated (%s)",
+	       err.msg);
+	kt_err_clear(&err);
+	ret = kt_state_load_descriptor(&st, src, DESC_PA, &err);
+	tap_ok(ret == -ENODATA && strstr(err.msg, "descriptor") &&
+	       strstr(err.msg, "no PT_LOAD"),
+	       "a descriptor whose pages are not in the dump is refused, saying where (%s)",
+	       err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
+int main(void)
+{
+	uint8_t *mem = calloc(1, MEM_SIZE);
+	size_t desc_len;
+	uint64_t p;
+
+	tap_header();
+	if (!mem)
+		return 1;
+	/* "RAM" that is not zero, so that zeros prove the excluded part */
+	for (p = 0; p < MEM_SIZE; p += 8)
+		memcpy(mem + p, &p, 8);
+	memset(mem + DESC_PA, 0, 8 * PAGE);
+	desc_len = put_descriptor(mem);
+	tap_ok(desc_len > 5 * PAGE && all_zero(mem + DESC_PA + PAGE, 4 * PAGE) &&
+	       !all_zero(mem + DESC_PA + 5 * PAGE, PAGE),
+	       "the descriptor (%zu bytes) has zero pages 1..4 and data after them",
+	       desc_len);
+	test_filtered(mem, desc_len);
+	test_hole(mem, desc_len);
+	free(mem);
+	return tap_finish();
+}
