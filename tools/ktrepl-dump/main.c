@@ -64,6 +64,8 @@ static void usage(FILE *fp)
 		"      --vmlinux FILE    symbols from a vmlinux\n"
 		"      --system-map FILE symbols from a System.map\n"
 		"      --kallsyms FILE   symbols from a kallsyms copy\n"
+		"                        (none of the three: live, /proc/kallsyms;\n"
+		"                        a vmcore, the kallsyms tables in the dump)\n"
 		"      --verify          same as the verify command\n"
 		"  -V, --version         version and the formats it reads\n"
 		"  -h, --help            this text\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kallsyms.h"
 #include "main.h"
 
 int parse_u64(const char *s, uint64_t *val)
@@ -52,6 +53,34 @@ int dump_open_memsrc(struct kt_memsrc **src)
 	return 0;
 }
 
+/*
+ * A dump without a symbol file names its addresses from its own kallsyms
+ * tables, found through VMCOREINFO and read through the master's page
+ * tables: Debian ships no -dbg vmlinux for arm64, and its System.map is a
+ * placeholder on every arch.
+ */
+static int load_dump_kallsyms(struct dump_target *dt, struct kt_err *err)
+{
+	struct kt_kva_pgtable pt = {
+		.arch = dt->t.arch,
+		.geo = &dt->t.geo,
+		.src = dt->src,
+		.root_pa = dt->st.master_root_pa,
+	};
+	struct kt_kva_map map = { kt_kva_pgtable_to_pa, &pt };
+	struct kt_kallsyms_layout lay;
+	int ret;
+
+	ret = kt_kallsyms_layout_from_vmcoreinfo(&lay, dt->src, dt->st.arch,
+						 err);
+	if (!ret)
+		ret = kt_kallsyms_load(&dt->syms, dt->src, &map, &lay, err);
+	if (ret)
+		return kt_err_wrap(err, "the dump's kallsyms");
+	dt->have_syms = true;
+	return 0;
+}
+
 static int load_symbols(struct dump_target *dt, struct kt_err *err)
 {
 	const char *path = dump.kallsyms_path;
@@ -64,10 +93,12 @@ static int load_symbols(struct dump_target *dt, struct kt_err *err)
 		ret = kt_symtab_load_map(&dt->syms, dump.system_map_path, err);
 		path = dump.system_map_path;
 	} else {
+		if (!path && dump.vmcore_path && !dump.raw_path)
+			return load_dump_kallsyms(dt, err);
 		if (!path)
 			path = dump.vmcore_path ? NULL : "/proc/kallsyms";
 		if (!path)
-			return 0;	/* offline without symbols: addresses only */
+			return 0;	/* a raw image and a vmcore: addresses only */
 		ret = kt_symtab_load_map(&dt->syms, path, err);
 		if (ret)
 			return ret;

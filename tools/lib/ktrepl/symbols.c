@@ -11,8 +11,9 @@
 #include "state.h"
 #include "symbols.h"
 
-static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
-		   const char *name, const char *module, struct kt_err *err)
+int kt_symtab_add(struct kt_symtab *tab, size_t *cap, uint64_t addr,
+		  char type, const char *name, const char *module,
+		  struct kt_err *err)
 {
 	if (tab->nr == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 4096;
@@ -24,6 +25,7 @@ static int add_sym(struct kt_symtab *tab, size_t *cap, uint64_t addr,
 		*cap = ncap;
 	}
 	tab->syms[tab->nr].addr = addr;
+	tab->syms[tab->nr].type = type;
 	tab->syms[tab->nr].name = strdup(name);
 	tab->syms[tab->nr].module = module ? strdup(module) : NULL;
 	if (!tab->syms[tab->nr].name || (module && !tab->syms[tab->nr].module)) {
@@ -64,8 +66,8 @@ int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
 		/* absolute and undefined symbols say nothing about text */
 		if (type == 'a' || type == 'A' || type == 'U' || !addr)
 			continue;
-		ret = add_sym(tab, &cap, addr, name, fields == 4 ? module : NULL,
-			      err);
+		ret = kt_symtab_add(tab, &cap, addr, type, name,
+				    fields == 4 ? module : NULL, err);
 		if (ret)
 			break;
 	}
@@ -118,7 +120,8 @@ int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
 			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			ret = add_sym(tab, &cap, sym.st_value, name, NULL, err);
+			ret = kt_symtab_add(tab, &cap, sym.st_value, 0, name,
+					    NULL, err);
 		}
 	}
 	if (!ret && !found)

@@ -11,9 +11,13 @@ struct kt_sym {
 	uint64_t addr;
 	char *name;
 	char *module;	/* kallsyms' "[module]", or NULL for the image */
+	char type;	/* nm's letter (T, t, D, ...); 0 where the source has none */
 };
 
-/* Kernel symbols from /proc/kallsyms, a System.map, or a vmlinux. */
+/*
+ * Kernel symbols from /proc/kallsyms, a System.map, a vmlinux, or the
+ * kallsyms tables in a dump's memory (kallsyms.h).
+ */
 struct kt_symtab {
 	struct kt_sym *syms;
 	size_t nr;
@@ -27,6 +31,13 @@ int kt_symtab_load_map(struct kt_symtab *tab, const char *path,
 int kt_symtab_load_vmlinux(struct kt_symtab *tab, const char *path,
 			   struct kt_err *err);
 void kt_symtab_free(struct kt_symtab *tab);
+/*
+ * Append one symbol (name and module copied); *cap is the room in
+ * tab->syms, grown as needed. Sort the table when all are in.
+ */
+int kt_symtab_add(struct kt_symtab *tab, size_t *cap, uint64_t addr,
+		  char type, const char *name, const char *module,
+		  struct kt_err *err);
 /* after filling syms by hand (the crash extension) */
 void kt_symtab_sort(struct kt_symtab *tab);
 
