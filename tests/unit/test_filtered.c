@@ -304,6 +304,176 @@ static void test_hole(const uint8_t *mem, size_t desc_len)
 	unlink(path);
 }
 
+/*
+ * The same memory as makedumpfile -l -d 31 writes it (uncompressed pages,
+ * which the format allows): RAM [0, 2M) and [3M, 4M), the filter dropped
+ * [1.5M, 2M) (as user or free pages) and stored zero pages as one shared
+ * zero page. header_version 6, block size = page size.
+ */
+#define KD_MAX_PFN (MEM_SIZE / PAGE)
+#define KD_HOLE_START 0x200000ULL
+#define KD_HOLE_END 0x300000ULL
+#define KD_EXCLUDED_START 0x180000ULL
+
+struct kd_page_desc {
+	uint64_t offset;
+	uint32_t size, flags;
+	uint64_t page_flags;
+};
+
+static void kd_put32(uint8_t *p, size_t off, uint32_t v)
+{
+	memcpy(p + off, &v, 4);
+}
+
+static void kd_put64(uint8_t *p, size_t off, uint64_t v)
+{
+	memcpy(p + off, &v, 8);
+}
+
+static bool kd_ram(uint64_t pa)
+{
+	return pa < KD_HOLE_START || pa >= KD_HOLE_END;
+}
+
+static bool kd_dumpable(uint64_t pa)
+{
+	return kd_ram(pa) && !(pa >= KD_EXCLUDED_START && pa < KD_HOLE_START);
+}
+
+static int write_kdump(const char *path, const uint8_t *mem, int level)
+{
+	const char *info = VMCOREINFO_BASE;
+	uint8_t blk[PAGE], bitmap[2][PAGE];
+	uint64_t pfn, ndump = 0, data_off, descs_off = 5 * PAGE;
+	struct kd_page_desc pd, zero_pd;
+	size_t note_len;
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return -1;
+	memset(bitmap, 0, sizeof(bitmap));
+	for (pfn = 0; pfn < KD_MAX_PFN; pfn++) {
+		if (kd_ram(pfn * PAGE))
+			bitmap[0][pfn / 8] |= 1 << (pfn % 8);
+		if (kd_dumpable(pfn * PAGE)) {
+			bitmap[1][pfn / 8] |= 1 << (pfn % 8);
+			ndump++;
+		}
+	}
+	/* block 0: the header; offsets as in dump_check.c's tail */
+	memset(blk, 0, sizeof(blk));
+	memcpy(blk, "KDUMP   ", 8);
+	kd_put32(blk, 8, 6);
+	memcpy(blk + 12 + 4 * 65, "x86_64", 6);	/* utsname.machine */
+	kd_put32(blk, 428, PAGE);		/* block_size */
+	kd_put32(blk, 432, 2);			/* sub_hdr_size */
+	kd_put32(blk, 436, 2);			/* bitmap_blocks */
+	kd_put32(blk, 440, KD_MAX_PFN);		/* max_mapnr */
+	kd_put32(blk, 456, 1);			/* nr_cpus */
+	fwrite(blk, 1, PAGE, f);
+	/* block 2: the note and VMCOREINFO; block 1: the sub-header */
+	memset(blk, 0, sizeof(blk));
+	put_note(blk, &note_len, info);
+	memcpy(blk + PAGE / 2, info, strlen(info));
+	fseek(f, 2 * PAGE, SEEK_SET);
+	fwrite(blk, 1, PAGE, f);
+	memset(blk, 0, sizeof(blk));
+	kd_put32(blk, 8, (uint32_t)level);
+	kd_put64(blk, 32, 2 * PAGE + PAGE / 2);	/* offset_vmcoreinfo */
+	kd_put64(blk, 40, strlen(info));
+	kd_put64(blk, 48, 2 * PAGE);		/* offset_note */
+	kd_put64(blk, 56, note_len);
+	kd_put64(blk, 96, KD_MAX_PFN);		/* max_mapnr_64 */
+	fseek(f, PAGE, SEEK_SET);
+	fwrite(blk, 1, PAGE, f);
+	fseek(f, 3 * PAGE, SEEK_SET);
+	fwrite(bitmap, 1, sizeof(bitmap), f);
+	/* the descriptors, then the shared zero page, then every other page */
+	data_off = descs_off + ((ndump * sizeof(pd) + PAGE - 1) & ~(PAGE - 1));
+	zero_pd = (struct kd_page_desc){ data_off, PAGE, 0, 0 };
+	data_off += PAGE;
+	for (pfn = 0; pfn < KD_MAX_PFN; pfn++) {
+		if (!kd_dumpable(pfn * PAGE))
+			continue;
+		if (level & 1 && all_zero(mem + pfn * PAGE, PAGE)) {
+			fwrite(&zero_pd, sizeof(zero_pd), 1, f);
+			continue;
+		}
+		pd = (struct kd_page_desc){ data_off, PAGE, 0, 0 };
+		fwrite(&pd, sizeof(pd), 1, f);
+		data_off += PAGE;
+	}
+	fseek(f, zero_pd.offset, SEEK_SET);
+	memset(blk, 0, sizeof(blk));
+	fwrite(blk, 1, PAGE, f);
+	for (pfn = 0; pfn < KD_MAX_PFN; pfn++)
+		if (kd_dumpable(pfn * PAGE) &&
+		    !(level & 1 && all_zero(mem + pfn * PAGE, PAGE)))
+			fwrite(mem + pfn * PAGE, 1, PAGE, f);
+	return fclose(f);
+}
+
+static void test_kdump(const uint8_t *mem)
+{
+	struct kt_memsrc *src = NULL;
+	struct kt_state st;
+	struct kt_err err;
+	uint8_t buf[PAGE];
+	uint64_t pa = 0;
+	char path[64];
+	int ret, fd;
+
+	strcpy(path, "/tmp/ktrepl-kdcore-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	close(fd);
+	kt_err_clear(&err);
+	ret = write_kdump(path, mem, 31);
+	if (!ret)
+		ret = kt_memsrc_open_vmcore(&src, path, &err);
+	tap_ok(!ret, "a kdump-compressed core at -d 31 opens (%s)", err.msg);
+	if (ret) {
+		unlink(path);
+		return;
+	}
+	kt_err_clear(&err);
+	ret = kt_memsrc_read_phys(src, DESC_PA + PAGE, buf, PAGE, &err);
+	tap_ok(!ret && all_zero(buf, PAGE),
+	       "a zero page the filter stored as its shared zero page reads as zeros (%s)",
+	       err.msg);
+	kt_err_clear(&err);
+	ret = kt_memsrc_read_phys(src, KD_EXCLUDED_START + 0x10, buf, 16, &err);
+	tap_ok(ret == -ENODATA && strstr(err.msg, "page 0x180000") &&
+	       strstr(err.msg, "excluded by the dump filter") &&
+	       strstr(err.msg, "-d 31") &&
+	       strstr(err.msg, "zero, cache, cache-private, user and free") &&
+	       strstr(err.msg, "a cache, cache-private, user or free page") &&
+	       !strstr(err.msg, "truncated"),
+	       "a page the filter dropped is named excluded at -d 31, with what that level drops (%s)",
+	       err.msg);
+	kt_err_clear(&err);
+	ret = kt_memsrc_read_phys(src, KD_HOLE_START, buf, 16, &err);
+	tap_ok(ret == -ENODATA && strstr(err.msg, "not RAM") &&
+	       !strstr(err.msg, "filter") && !strstr(err.msg, "truncated"),
+	       "a page that was not RAM is named so (%s)", err.msg);
+	kt_err_clear(&err);
+	ret = kt_state_find_descriptor(src, &pa, &err);
+	tap_ok(!ret && pa == DESC_PA,
+	       "without VMCOREINFO, the scan of what the file holds finds the descriptor at 0x%" PRIx64 " (%s)",
+	       pa, err.msg);
+	kt_err_clear(&err);
+	ret = kt_state_load_descriptor(&st, src, DESC_PA, &err);
+	tap_ok(!ret && st.nr_modules == DESC_USED + 1,
+	       "and it loads: %zu modules, want %d (%s)",
+	       ret ? 0 : (size_t)st.nr_modules, DESC_USED + 1, err.msg);
+	if (!ret)
+		kt_state_free(&st);
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
 int main(void)
 {
 	uint8_t *mem = calloc(1, MEM_SIZE);
@@ -324,6 +494,7 @@ int main(void)
 	       desc_len);
 	test_filtered(mem, desc_len);
 	test_hole(mem, desc_len);
+	test_kdump(mem);
 	free(mem);
 	return tap_finish();
 }

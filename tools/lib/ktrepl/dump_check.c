@@ -323,6 +323,44 @@ static int kdump_check_descs(const struct dump_file *f, uint64_t start,
 	return 0;
 }
 
+/* the runs of pages the dumpable bitmap says the file holds */
+static int kdump_ranges(const uint8_t *bitmap, uint64_t max_mapnr,
+			uint32_t page_size, struct kt_dump_layout *layout,
+			struct kt_err *err)
+{
+	uint64_t pfn, first = 0, runs = 0;
+	bool in_run = false, set;
+	int pass;
+
+	/* count the runs, then fill them */
+	for (pass = 0; pass < 2; pass++) {
+		for (pfn = 0; pfn <= max_mapnr; pfn++) {
+			set = pfn < max_mapnr &&
+			      (bitmap[pfn >> 3] >> (pfn & 7)) & 1;
+			if (set && !in_run)
+				first = pfn;
+			if (!set && in_run) {
+				if (pass)
+					layout->ranges[layout->nr_ranges++] =
+						(struct kt_dump_range){
+							first * page_size,
+							(pfn - first) * page_size
+						};
+				else
+					runs++;
+			}
+			in_run = set;
+		}
+		if (!pass) {
+			layout->ranges = calloc(runs ? runs : 1,
+						sizeof(*layout->ranges));
+			if (!layout->ranges)
+				return kt_err_set(err, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
 static int kdump_validate(const struct dump_file *f, int32_t version,
 			  struct kt_dump_layout *layout, struct kt_err *err)
 {
@@ -378,6 +416,8 @@ static int kdump_validate(const struct dump_file *f, int32_t version,
 		ret = kdump_check_descs(f, bitmap_off + bitmap_len,
 					popcount_bytes(bitmap, (max_mapnr + 7) / 8),
 					(uint32_t)h.block_size, err);
+	if (!ret)
+		ret = kdump_ranges(bitmap, max_mapnr, h.block_size, layout, err);
 	free(bitmap);
 	return ret;
 }
@@ -410,6 +450,27 @@ int kt_dump_validate(int fd, const char *path, struct kt_dump_layout *layout,
 	if (ret)
 		kt_dump_layout_free(layout);
 	return ret;
+}
+
+int kt_dump_layout_next_range(const struct kt_dump_layout *layout,
+			      uint64_t pa, uint64_t *start, uint64_t *end)
+{
+	size_t lo = 0, hi = layout->nr_ranges;
+
+	/* the first range that ends after pa */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (layout->ranges[mid].pa + layout->ranges[mid].size <= pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == layout->nr_ranges)
+		return -ENOENT;
+	*start = layout->ranges[lo].pa > pa ? layout->ranges[lo].pa : pa;
+	*end = layout->ranges[lo].pa + layout->ranges[lo].size;
+	return 0;
 }
 
 void kt_dump_layout_free(struct kt_dump_layout *layout)

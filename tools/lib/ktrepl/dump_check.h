@@ -17,7 +17,10 @@ struct kt_dump_range {
 /* What validation learnt about a dump, for the reader that follows. */
 struct kt_dump_layout {
 	enum { KT_DUMP_ELF, KT_DUMP_KDUMP } format;
-	/* ELF: the file-backed part of each PT_LOAD, sorted by pa */
+	/*
+	 * What the file holds, sorted by pa: ELF, the file-backed part of
+	 * each PT_LOAD; kdump, the runs of its dumpable-page bitmap
+	 */
 	struct kt_dump_range *ranges;
 	size_t nr_ranges;
 	/*
@@ -38,6 +41,12 @@ struct kt_dump_layout {
  */
 int kt_dump_validate(int fd, const char *path, struct kt_dump_layout *layout,
 		     struct kt_err *err);
+/*
+ * The first run the file holds that ends after pa, as [*start, *end)
+ * (the memsrc next_range rule); -ENOENT past the last.
+ */
+int kt_dump_layout_next_range(const struct kt_dump_layout *layout,
+			      uint64_t pa, uint64_t *start, uint64_t *end);
 void kt_dump_layout_free(struct kt_dump_layout *layout);
 
 #endif

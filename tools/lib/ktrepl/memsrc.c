@@ -53,13 +53,23 @@ int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
 	return src->ops->phys_end(src, end, err);
 }
 
+int kt_memsrc_descriptor_hint(struct kt_memsrc *src, uint64_t *pa)
+{
+	if (!src->ops->descriptor_hint)
+		return -ENOENT;
+	return src->ops->descriptor_hint(src, pa);
+}
+
 int kt_memsrc_next_range(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
 			 uint64_t *end, struct kt_err *err)
 {
 	int ret;
 
-	if (src->ops->next_range)
-		return src->ops->next_range(src, pa, start, end);
+	if (src->ops->next_range) {
+		ret = src->ops->next_range(src, pa, start, end);
+		if (ret != -ENOTSUP)
+			return ret;
+	}
 	ret = kt_memsrc_phys_end(src, end, err);
 	if (ret)
 		return ret;

@@ -32,11 +32,18 @@ struct kt_memsrc_ops {
 			struct kt_err *err);
 	/*
 	 * Optional: the first run [*start, *end) the source really holds
-	 * that ends after pa; -ENOENT past the last. Lets a scan skip what a
-	 * header claims but the file does not hold.
+	 * that ends after pa; -ENOENT past the last; -ENOTSUP where it
+	 * cannot tell this time (phys_end is asked then). Lets a scan skip
+	 * what a header claims but the file does not hold.
 	 */
 	int (*next_range)(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
 			  uint64_t *end);
+	/*
+	 * Optional: where the source's own means (crash's module symbols)
+	 * say the ktrepl descriptor is; 0 with *pa set, -ENOENT where they
+	 * cannot say. Checked like every other candidate before use.
+	 */
+	int (*descriptor_hint)(struct kt_memsrc *src, uint64_t *pa);
 	void (*close)(struct kt_memsrc *src);
 };
 
@@ -52,9 +59,11 @@ int kt_memsrc_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 			 size_t len, struct kt_err *err);
 int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
 		       struct kt_err *err);
-/* next_range, or [pa, phys_end) where the source cannot tell */
+/* next_range, or [pa, phys_end) where the source cannot tell (-ENOTSUP) */
 int kt_memsrc_next_range(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
 			 uint64_t *end, struct kt_err *err);
+/* descriptor_hint, or -ENOENT where the source has none */
+int kt_memsrc_descriptor_hint(struct kt_memsrc *src, uint64_t *pa);
 void kt_memsrc_close(struct kt_memsrc *src);
 
 /* A raw file whose byte at offset (pa - base) is physical address pa. */

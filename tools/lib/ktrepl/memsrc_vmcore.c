@@ -39,8 +39,8 @@ struct vmcore {
 	kdump_ctx_t *ctx;
 	struct kt_dump_layout layout;
 	uint64_t page_size;
-	/* kdump: pages the file holds, pages that were RAM (NULL: unknown) */
-	kdump_bmp_t *file_map, *mem_map;
+	/* kdump: the pages that were RAM (NULL: unknown) */
+	kdump_bmp_t *mem_map;
 };
 
 /* makedumpfile's -d bits (its DL_EXCLUDE_*), lowest first */
@@ -117,7 +117,7 @@ static int vmcore_missing(struct vmcore *vc, uint64_t pa, size_t len,
 			 "; this format keeps zero pages, as zeros, so it was a %s page",
 			 other);
 	return kt_err_set(err, ENODATA,
-			  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " excluded by the dump filter (makedumpfile -d %d drops %s pages%s): ktrepl reads kernel memory (its descriptor, page tables, text), which no level drops, so the address came from damaged or unrelated data; to keep such pages, take the dump at a lower level (-d 1 drops only zero pages)",
+			  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " excluded by the dump filter (makedumpfile -d %d drops %s pages%s): ktrepl reads only kernel memory (its descriptor, page tables, text), which makedumpfile drops only as zero pages, so the address came from damaged or unrelated data; to keep such pages, take the dump at a lower level (-d 1 drops only zero pages)",
 			  pa, len, page, level, dropped, why);
 }
 
@@ -167,53 +167,20 @@ static int vmcore_phys_end(struct kt_memsrc *src, uint64_t *end,
 }
 
 /*
- * The runs the dump holds: for ELF the file-backed part of each PT_LOAD
- * (the zeros past p_filesz hold no descriptor), for kdump the pages its
- * bitmap says the file has (zero pages included).
+ * The runs the file holds (dump_check.c): for ELF the file-backed part of
+ * each PT_LOAD (the zeros past p_filesz hold no descriptor), for kdump
+ * the pages its bitmap says the file has (zero pages included).
  */
 static int vmcore_next_range(struct kt_memsrc *src, uint64_t pa,
 			     uint64_t *start, uint64_t *end)
 {
 	struct vmcore *vc = src->priv;
-	const struct kt_dump_layout *l = &vc->layout;
-	kdump_addr_t first, last;
-	struct kt_err err;
-	size_t i;
 
-	if (l->format == KT_DUMP_ELF) {
-		for (i = 0; i < l->nr_ranges; i++) {
-			if (l->ranges[i].pa + l->ranges[i].size <= pa)
-				continue;
-			*start = l->ranges[i].pa > pa ? l->ranges[i].pa : pa;
-			*end = l->ranges[i].pa + l->ranges[i].size;
-			return 0;
-		}
-		return -ENOENT;
-	}
-	if (!vc->file_map) {
-		if (vmcore_phys_end(src, end, &err) || pa >= *end)
-			return -ENOENT;
-		*start = pa;
-		return 0;
-	}
-	first = pa / vc->page_size;
-	if (kdump_bmp_find_set(vc->file_map, &first) != KDUMP_OK)
-		return -ENOENT;
-	last = first;
-	if (kdump_bmp_find_clear(vc->file_map, &last) == KDUMP_OK)
-		*end = (uint64_t)last * vc->page_size;
-	else if (vmcore_phys_end(src, end, &err))	/* set to the end */
-		return -ENOENT;
-	*start = (uint64_t)first * vc->page_size;
-	if (*start < pa)
-		*start = pa;
-	return *end > *start ? 0 : -ENOENT;
+	return kt_dump_layout_next_range(&vc->layout, pa, start, end);
 }
 
 static void vmcore_free(struct vmcore *vc)
 {
-	if (vc->file_map)
-		kdump_bmp_decref(vc->file_map);
 	if (vc->mem_map)
 		kdump_bmp_decref(vc->mem_map);
 	if (vc->ctx)
@@ -341,7 +308,7 @@ static kdump_bmp_t *vmcore_bitmap(kdump_ctx_t *ctx, const char *key)
 	return attr.val.bitmap;
 }
 
-/* the page size, and for kdump what its bitmaps say is there */
+/* the page size, and for kdump which pages were RAM */
 static void vmcore_get_maps(struct vmcore *vc)
 {
 	kdump_num_t page_size;
@@ -354,7 +321,6 @@ static void vmcore_get_maps(struct vmcore *vc)
 	kdump_clear_err(vc->ctx);
 	if (vc->layout.format != KT_DUMP_KDUMP)
 		return;
-	vc->file_map = vmcore_bitmap(vc->ctx, KDUMP_ATTR_FILE_PAGEMAP);
 	vc->mem_map = vmcore_bitmap(vc->ctx, KDUMP_ATTR_MEMORY_PAGEMAP);
 }
 
