@@ -15,6 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <lzo/lzo1x.h>
+#include <snappy-c.h>
+#include <zlib.h>
+#include <zstd.h>
+
 #include "ktrepl_desc.h"
 #include "memsrc.h"
 #include "state.h"
@@ -305,15 +310,63 @@ static void test_hole(const uint8_t *mem, size_t desc_len)
 }
 
 /*
- * The same memory as makedumpfile -l -d 31 writes it (uncompressed pages,
- * which the format allows): RAM [0, 2M) and [3M, 4M), the filter dropped
- * [1.5M, 2M) (as user or free pages) and stored zero pages as one shared
- * zero page. header_version 6, block size = page size.
+ * The same memory as makedumpfile -d 31 writes it, each page compressed
+ * as -c, -l, -p or -z would (Debian's makedumpfile writes neither snappy
+ * nor zstd, but libkdumpfile reads both, and other builds write them):
+ * RAM [0, 2M) and [3M, 4M), the filter dropped [1.5M, 2M) (as user or
+ * free pages) and stored zero pages as one shared zero page.
+ * header_version 6, block size = page size.
  */
 #define KD_MAX_PFN (MEM_SIZE / PAGE)
 #define KD_HOLE_START 0x200000ULL
 #define KD_HOLE_END 0x300000ULL
 #define KD_EXCLUDED_START 0x180000ULL
+
+/* makedumpfile's page flags (DUMP_DH_COMPRESSED_*) */
+enum kd_compress { KD_NONE = 0, KD_ZLIB = 1, KD_LZO = 2, KD_SNAPPY = 4,
+		   KD_ZSTD = 0x20 };
+
+static const struct {
+	enum kd_compress how;
+	const char *name;
+} kd_formats[] = {
+	{ KD_NONE, "uncompressed" }, { KD_ZLIB, "zlib (-c)" },
+	{ KD_LZO, "lzo (-l)" }, { KD_SNAPPY, "snappy (-p)" },
+	{ KD_ZSTD, "zstd (-z)" },
+};
+
+/* page compressed by how into out; 0 where it would not shrink */
+static size_t kd_compress(enum kd_compress how, const uint8_t *page,
+			  uint8_t *out, size_t room)
+{
+	static uint8_t lzo_work[LZO1X_1_MEM_COMPRESS];
+	unsigned long zlen = room;
+	lzo_uint llen = room;
+	size_t n = room;
+
+	switch (how) {
+	case KD_ZLIB:
+		n = compress2(out, &zlen, page, PAGE, Z_BEST_SPEED) == Z_OK ?
+			    zlen : 0;
+		break;
+	case KD_LZO:
+		n = lzo_init() == LZO_E_OK &&
+		    lzo1x_1_compress(page, PAGE, out, &llen, lzo_work) == LZO_E_OK ?
+			    llen : 0;
+		break;
+	case KD_SNAPPY:
+		n = snappy_compress((const char *)page, PAGE, (char *)out, &n) ==
+			    SNAPPY_OK ? n : 0;
+		break;
+	case KD_ZSTD:
+		n = ZSTD_compress(out, room, page, PAGE, 1);
+		n = ZSTD_isError(n) ? 0 : n;
+		break;
+	default:
+		n = 0;
+	}
+	return n < PAGE ? n : 0;
+}
 
 struct kd_page_desc {
 	uint64_t offset;
@@ -341,8 +394,11 @@ static bool kd_dumpable(uint64_t pa)
 	return kd_ram(pa) && !(pa >= KD_EXCLUDED_START && pa < KD_HOLE_START);
 }
 
-static int write_kdump(const char *path, const uint8_t *mem, int level)
+static int write_kdump(const char *path, const uint8_t *mem, int level,
+			enum kd_compress how, unsigned int *compressed)
 {
+	static uint8_t packed[2 * PAGE];
+	size_t packed_len;
 	const char *info = VMCOREINFO_BASE;
 	uint8_t blk[PAGE], bitmap[2][PAGE];
 	uint64_t pfn, ndump = 0, data_off, descs_off = 5 * PAGE;
@@ -400,27 +456,41 @@ static int write_kdump(const char *path, const uint8_t *mem, int level)
 			fwrite(&zero_pd, sizeof(zero_pd), 1, f);
 			continue;
 		}
-		pd = (struct kd_page_desc){ data_off, PAGE, 0, 0 };
+		packed_len = kd_compress(how, mem + pfn * PAGE, packed,
+					 sizeof(packed));
+		pd = (struct kd_page_desc){ data_off,
+					    packed_len ? packed_len : PAGE,
+					    packed_len ? how : 0, 0 };
 		fwrite(&pd, sizeof(pd), 1, f);
-		data_off += PAGE;
+		data_off += pd.size;
+		*compressed += packed_len != 0;
 	}
 	fseek(f, zero_pd.offset, SEEK_SET);
 	memset(blk, 0, sizeof(blk));
 	fwrite(blk, 1, PAGE, f);
-	for (pfn = 0; pfn < KD_MAX_PFN; pfn++)
-		if (kd_dumpable(pfn * PAGE) &&
-		    !(level & 1 && all_zero(mem + pfn * PAGE, PAGE)))
+	for (pfn = 0; pfn < KD_MAX_PFN; pfn++) {
+		if (!kd_dumpable(pfn * PAGE) ||
+		    (level & 1 && all_zero(mem + pfn * PAGE, PAGE)))
+			continue;
+		packed_len = kd_compress(how, mem + pfn * PAGE, packed,
+					 sizeof(packed));
+		if (packed_len)
+			fwrite(packed, 1, packed_len, f);
+		else
 			fwrite(mem + pfn * PAGE, 1, PAGE, f);
+	}
 	return fclose(f);
 }
 
-static void test_kdump(const uint8_t *mem)
+static void test_kdump(const uint8_t *mem, enum kd_compress how,
+		       const char *name)
 {
 	struct kt_memsrc *src = NULL;
 	struct kt_state st;
 	struct kt_err err;
 	uint8_t buf[PAGE];
 	uint64_t pa = 0;
+	unsigned int compressed = 0;
 	char path[64];
 	int ret, fd;
 
@@ -430,19 +500,25 @@ static void test_kdump(const uint8_t *mem)
 		return;
 	close(fd);
 	kt_err_clear(&err);
-	ret = write_kdump(path, mem, 31);
+	ret = write_kdump(path, mem, 31, how, &compressed);
 	if (!ret)
 		ret = kt_memsrc_open_vmcore(&src, path, &err);
-	tap_ok(!ret, "a kdump-compressed core at -d 31 opens (%s)", err.msg);
+	tap_ok(!ret && (how == KD_NONE) == !compressed,
+	       "kdump %s at -d 31 (%u pages compressed) opens (%s)", name,
+	       compressed, err.msg);
 	if (ret) {
 		unlink(path);
 		return;
 	}
 	kt_err_clear(&err);
+	ret = kt_memsrc_read_phys(src, 0x300000, buf, PAGE, &err);
+	tap_ok(!ret && !memcmp(buf, mem + 0x300000, PAGE),
+	       "kdump %s: a page reads as it was (%s)", name, err.msg);
+	kt_err_clear(&err);
 	ret = kt_memsrc_read_phys(src, DESC_PA + PAGE, buf, PAGE, &err);
 	tap_ok(!ret && all_zero(buf, PAGE),
-	       "a zero page the filter stored as its shared zero page reads as zeros (%s)",
-	       err.msg);
+	       "kdump %s: a zero page the filter stored as its shared zero page reads as zeros (%s)",
+	       name, err.msg);
 	kt_err_clear(&err);
 	ret = kt_memsrc_read_phys(src, KD_EXCLUDED_START + 0x10, buf, 16, &err);
 	tap_ok(ret == -ENODATA && strstr(err.msg, "page 0x180000") &&
@@ -451,22 +527,23 @@ static void test_kdump(const uint8_t *mem)
 	       strstr(err.msg, "zero, cache, cache-private, user and free") &&
 	       strstr(err.msg, "a cache, cache-private, user or free page") &&
 	       !strstr(err.msg, "truncated"),
-	       "a page the filter dropped is named excluded at -d 31, with what that level drops (%s)",
-	       err.msg);
+	       "kdump %s: a page the filter dropped is named excluded at -d 31, with what that level drops (%s)",
+	       name, err.msg);
 	kt_err_clear(&err);
 	ret = kt_memsrc_read_phys(src, KD_HOLE_START, buf, 16, &err);
 	tap_ok(ret == -ENODATA && strstr(err.msg, "not RAM") &&
 	       !strstr(err.msg, "filter") && !strstr(err.msg, "truncated"),
-	       "a page that was not RAM is named so (%s)", err.msg);
+	       "kdump %s: a page that was not RAM is named so (%s)", name,
+	       err.msg);
 	kt_err_clear(&err);
 	ret = kt_state_find_descriptor(src, &pa, &err);
 	tap_ok(!ret && pa == DESC_PA,
-	       "without VMCOREINFO, the scan of what the file holds finds the descriptor at 0x%" PRIx64 " (%s)",
-	       pa, err.msg);
+	       "kdump %s: without VMCOREINFO, the scan of what the file holds finds the descriptor at 0x%" PRIx64 " (%s)",
+	       name, pa, err.msg);
 	kt_err_clear(&err);
 	ret = kt_state_load_descriptor(&st, src, DESC_PA, &err);
 	tap_ok(!ret && st.nr_modules == DESC_USED + 1,
-	       "and it loads: %zu modules, want %d (%s)",
+	       "kdump %s: it loads, %zu modules, want %d (%s)", name,
 	       ret ? 0 : (size_t)st.nr_modules, DESC_USED + 1, err.msg);
 	if (!ret)
 		kt_state_free(&st);
@@ -477,7 +554,7 @@ static void test_kdump(const uint8_t *mem)
 int main(void)
 {
 	uint8_t *mem = calloc(1, MEM_SIZE);
-	size_t desc_len;
+	size_t desc_len, i;
 	uint64_t p;
 
 	tap_header();
@@ -494,7 +571,8 @@ int main(void)
 	       desc_len);
 	test_filtered(mem, desc_len);
 	test_hole(mem, desc_len);
-	test_kdump(mem);
+	for (i = 0; i < sizeof(kd_formats) / sizeof(kd_formats[0]); i++)
+		test_kdump(mem, kd_formats[i].how, kd_formats[i].name);
 	free(mem);
 	return tap_finish();
 }

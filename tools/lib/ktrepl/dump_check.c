@@ -335,6 +335,10 @@ static int kdump_ranges(const uint8_t *bitmap, uint64_t max_mapnr,
 	/* count the runs, then fill them */
 	for (pass = 0; pass < 2; pass++) {
 		for (pfn = 0; pfn <= max_mapnr; pfn++) {
+			/* whole bytes that continue the state: terabytes */
+			while (!(pfn & 7) && pfn + 8 <= max_mapnr &&
+			       bitmap[pfn >> 3] == (in_run ? 0xff : 0))
+				pfn += 8;
 			set = pfn < max_mapnr &&
 			      (bitmap[pfn >> 3] >> (pfn & 7)) & 1;
 			if (set && !in_run)
