@@ -619,13 +619,57 @@ def crash_version():
     return m.group(1) if m else "?"
 
 
-def crash(vmlinux, core, *cmds, extend=True, timeout=600, kernel=None):
-    """crash -s on a dump, with the kernel profile's CRASH_ARGS, our
-    extension loaded first unless extend is False, cmds run: (exit status,
-    stdout and stderr)."""
+# crash reads dumps of the architecture it was built for. For arm64 dumps
+# on another host: Debian's arm64 crash, which scripts/deps.sh unpacks
+# into this overlay on / (with the libraries the host has not installed
+# for arm64), run by qemu-aarch64-static -L, with `make crash-ext-arm64`'s
+# extension. On an arm64 host the native crash and `make crash-ext`.
+ARM64_CRASH_ROOT = os.path.join(CACHE, "arm64-crash")
+CRASH_EXT_ARM64 = os.path.join(BUILD, "crash-ext-arm64", "ktrepl.so")
+_HOST_ARCH = {"aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
+
+
+def crash_argv(arch="x86_64"):
+    """(the command that runs a crash reading arch's dumps, the extension
+    it loads), or (None, why not) when this host has none."""
+    if arch == _HOST_ARCH:
+        return ["crash"], CRASH_EXT
+    if arch != "arm64":
+        return None, f"no crash for {arch} dumps on an {_HOST_ARCH} host"
+    qemu = shutil.which("qemu-aarch64-static")
+    binary = os.path.join(ARM64_CRASH_ROOT, "usr", "bin", "crash")
+    if not qemu:
+        return None, ("no qemu-aarch64-static to run Debian's arm64 crash "
+                      "(make check-deps installs qemu-user-static)")
+    if not os.path.exists(binary):
+        return None, (f"no {binary}: Debian's arm64 crash is not unpacked "
+                      "(make check-deps)")
+    return [qemu, "-L", ARM64_CRASH_ROOT, binary], CRASH_EXT_ARM64
+
+
+def crash_vmlinux(arch="x86_64", kernel=None):
+    """The -dbg vmlinux crash needs for arch's dumps (arm64: one file of
+    linux-image-<release>-dbg, from scripts/deps.sh for the suite's
+    kernel)."""
+    if arch == "x86_64":
+        return debug_vmlinux(kernel)
+    rel = kernel_release(arch, kernel)
+    return os.path.join(_kernel_root(arch, kernel), "usr", "lib", "debug",
+                        "boot", f"vmlinux-{rel}")
+
+
+def crash(vmlinux, core, *cmds, extend=True, timeout=600, kernel=None,
+          arch="x86_64"):
+    """crash -s on a dump of arch (crash_argv(): the host's crash, or
+    arm64's under qemu-aarch64-static), with the kernel profile's
+    CRASH_ARGS, our extension loaded first unless extend is False, cmds
+    run: (exit status, stdout and stderr)."""
+    argv, ext = crash_argv(arch)
+    if argv is None:
+        raise FileNotFoundError(ext)
     args = kernel_profile(kernel).get("CRASH_ARGS", "").split()
-    lines = ([f"extend {CRASH_EXT}"] if extend else []) + [*cmds, "quit"]
-    r = subprocess.run(["crash", "-s", *args, vmlinux, core],
+    lines = ([f"extend {ext}"] if extend else []) + [*cmds, "quit"]
+    r = subprocess.run([*argv, "-s", *args, vmlinux, core],
                        input="\n".join(lines) + "\n", capture_output=True,
                        text=True, timeout=timeout)
     return r.returncode, r.stdout + r.stderr
