@@ -41,6 +41,13 @@ static unsigned char **info_data;
 static u32 **info_note;
 static size_t size_before, size_after;
 
+/*
+ * Read from the dump, never here: crash has module symbols where the
+ * kernel keeps data symbols (KALLSYMS_ALL), and kdump-tools' order
+ * leaves the VMCOREINFO line out of dumps (ktrepl_desc.h).
+ */
+u64 ktrepl_descriptor_pa;
+
 struct extent_fill {
 	struct ktrepl_desc_extent *ext;
 	unsigned int n, max;
@@ -138,7 +145,12 @@ static void refresh_modules(void)
 	rodata = (void *)desc + desc->module_rodata_off;
 	for (i = 0; i < desc->nr_modules; i++) {
 		struct ktrepl_desc_module m = { .orig_node = -1 };
-		struct ktrepl_desc_module_rodata ro = { 0 };
+		/*
+		 * An unused slot's rodata is never read (its name is empty);
+		 * filled, so that a run of unused slots is not an all-zero
+		 * page, which makedumpfile -d 1 leaves out of the dump.
+		 */
+		struct ktrepl_desc_module_rodata ro = { ~0ULL, ~0ULL };
 
 		if (i < n) {
 			ro.start = mods[i].rodata_start;
@@ -302,7 +314,8 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	       nr_ext * sizeof(struct ktrepl_desc_extent) +
 	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
 	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task) +
-	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
+	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound) +
+	       nr_cpu_ids * sizeof(u64);	/* panic_root[] */
 	slots = prov->modules ? KTREPL_DESC_MAX_MODULES : 0;
 	/*
 	 * Physically contiguous, since dumps are read by physical address:
@@ -396,6 +409,11 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		off += slots * sizeof(struct ktrepl_desc_module_rodata);
 		desc->flags |= KTREPL_DESC_F_MODULES_COUNTED;
 	}
+	if (ktrepl_panic_roots_arm((void *)desc + off, nr_cpu_ids,
+				   prov->read_root)) {
+		desc->panic_root_off = off;
+		off += nr_cpu_ids * sizeof(u64);
+	}
 
 	desc->abi = KTREPL_ABI_VERSION;
 	desc->size = off;
@@ -414,10 +432,14 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	desc->nr_tasks = KTREPL_DESC_MAX_TASKS;
 	desc->master_root_pa = prov->master_root;
 	desc->direct_map = ktrepl_direct_map(prov);
+	desc->self_pa = page_to_phys(desc_pages);
+	desc->fixed_sum = ktrepl_desc_fixed_sum(desc,
+						(void *)desc + desc->nodes_off);
 	ktrepl_desc_refresh(true);
 	/* the magic last: a scan never sees a half-built descriptor */
 	wmb();
 	memcpy(desc->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+	WRITE_ONCE(ktrepl_descriptor_pa, desc->self_pa);
 	announce();
 	return 0;
 }
@@ -427,6 +449,8 @@ void ktrepl_desc_unpublish(void)
 	if (!desc)
 		return;
 	withdraw();
+	WRITE_ONCE(ktrepl_descriptor_pa, 0);
+	ktrepl_panic_roots_disarm();
 	/* a stale descriptor in a later dump must not look valid */
 	memset(desc->magic, 0, sizeof(desc->magic));
 	__free_pages(desc_pages, desc_order);

@@ -11,7 +11,13 @@
  *
  * Finding it: VMCOREINFO carries "KTREPL_DESCRIPTOR=<pa in hex>" where
  * the module could add it (x86_64: the last such line wins; 0 means
- * unloaded), else tools scan page starts for the magic (docs/abi.md).
+ * unloaded); the module's variable ktrepl_descriptor_pa holds the same
+ * (crash has module symbols); else tools scan page starts for the magic.
+ * kdump-tools loads the crash kernel before any module, and the dump
+ * then carries the VMCOREINFO of that moment, without the line: the
+ * variable and the scan are the rule there, not the exception. Every
+ * candidate is checked (self_pa, fixed_sum) before it is trusted
+ * (docs/abi.md).
  *
  * Shared by the kernel module and the userspace library.
  */
@@ -169,7 +175,68 @@ struct ktrepl_desc {
 	__u64 failsafe;
 	__u32 failsafe_active;
 	char failsafe_reason[20];
+	/*
+	 * Added later, the nodes_off rule. A candidate descriptor (from a
+	 * VMCOREINFO line, a module variable or a scan) is this one only
+	 * where self_pa is the address it was read at and fixed_sum equals
+	 * ktrepl_desc_fixed_sum(): a stale line pointing at freed memory,
+	 * or a page that merely starts with the magic, fails.
+	 */
+	__u64 self_pa;
+	__u64 fixed_sum;
+	/*
+	 * The same rule: __u64 per CPU (nr_cpus), the root each CPU had
+	 * loaded when it stopped for a crash dump (crash_save_cpu()), 0
+	 * for a CPU that recorded none; panic_root_off 0: not recorded.
+	 * Dumps by kdump carry no CR3 or TTBR1 of their own.
+	 */
+	__u32 panic_root_off;
+	__u32 reserved2;
 };
+
+/*
+ * FNV-1a over everything fixed once the descriptor is published: the
+ * header's layout fields and self_pa, and the node, region, extent and
+ * cpu_node arrays (nodes_off up to tasks_off). Counters, names that
+ * change (activation) and the live arrays after tasks_off are left out,
+ * so the kernel computes the sum once. The caller passes the arrays'
+ * bytes, read at d->nodes_off, d->tasks_off - d->nodes_off long.
+ */
+#define KTREPL_DESC_OFF(field) __builtin_offsetof(struct ktrepl_desc, field)
+
+static inline __u64 ktrepl_desc_fold(__u64 h, const __u8 *p, __u64 n)
+{
+	while (n--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static inline __u64 ktrepl_desc_fold_span(__u64 h, const struct ktrepl_desc *d,
+					  __u64 from, __u64 to)
+{
+	return ktrepl_desc_fold(h, (const __u8 *)d + from, to - from);
+}
+
+static inline __u64 ktrepl_desc_fixed_sum(const struct ktrepl_desc *d,
+					  const void *arrays)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	h = ktrepl_desc_fold_span(h, d, KTREPL_DESC_OFF(abi),
+				  KTREPL_DESC_OFF(activation));
+	h = ktrepl_desc_fold_span(h, d, KTREPL_DESC_OFF(paging_levels),
+				  KTREPL_DESC_OFF(propagate));
+	h = ktrepl_desc_fold_span(h, d, KTREPL_DESC_OFF(nr_nodes),
+				  KTREPL_DESC_OFF(patches));
+	h = ktrepl_desc_fold_span(h, d, KTREPL_DESC_OFF(nodes_off),
+				  KTREPL_DESC_OFF(modules_omitted));
+	h = ktrepl_desc_fold(h, (const __u8 *)&d->self_pa, sizeof(d->self_pa));
+	h = ktrepl_desc_fold(h, (const __u8 *)&d->panic_root_off,
+			     sizeof(d->panic_root_off));
+	return ktrepl_desc_fold(h, arrays, d->tasks_off - d->nodes_off);
+}
 
 #define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "desc_seal.h"
 #include "fixture.h"
 #include "tap.h"
 
@@ -640,6 +641,7 @@ static void put_descriptor(struct fixture *fx, unsigned int omitted)
 	d->modules_omitted = omitted;
 	d->flags = KTREPL_DESC_F_MODULES_COUNTED;
 	d->size = off;
+	fx_seal_descriptor(d, FX_DESC_PA);
 }
 
 static void descriptor_case(unsigned int omitted, unsigned int not_covered,

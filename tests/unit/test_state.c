@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "desc_seal.h"
 #include "ktrepl_desc.h"
 #include "rawimg.h"
 #include "state.h"
@@ -668,6 +669,64 @@ static int load_synth(struct kt_state *st, unsigned int slots,
 }
 
 /*
+ * A candidate is trusted only where it is the live descriptor: one sealed
+ * for its address is found by the scan; a copy of it elsewhere (a page
+ * that merely starts with the magic) and one whose fixed part changed
+ * (freed and reused memory) are passed over.
+ */
+static void test_descriptor_candidates(void)
+{
+	const uint64_t pa = 0x100000;
+	struct kt_memsrc *src;
+	struct kt_err err;
+	char path[32];
+	uint64_t found = 0;
+	uint8_t *desc;
+	size_t len;
+	int ret;
+
+	desc = synth_descriptor(4, 1, 0, false, &len);
+	if (!desc)
+		return;
+	fx_seal_descriptor((void *)desc, pa);
+	src = descriptor_image(desc, len, pa, path);
+	ret = src ? kt_state_find_descriptor(src, &found, &err) : -1;
+	tap_ok(!ret && found == pa,
+	       "a sealed descriptor is found by the scan at its own address (got 0x%" PRIx64 ", want 0x%" PRIx64 "; %s)",
+	       ret ? 0 : found, pa, ret ? err.msg : "found");
+	if (src) {
+		kt_memsrc_close(src);
+		unlink(path);
+	}
+	fx_seal_descriptor((void *)desc, 2 * pa);
+	src = descriptor_image(desc, len, pa, path);
+	ret = src ? kt_state_find_descriptor(src, &found, &err) : -1;
+	tap_ok(ret == -ENOENT && strstr(err.msg, "no ktrepl state"),
+	       "a copy of a descriptor sealed for another address is not trusted (got %d: %s)",
+	       ret, err.msg);
+	if (src) {
+		ret = kt_state_check_descriptor(src, pa, &err);
+		tap_ok(ret == -EPROTO && strstr(err.msg, "a copy"),
+		       "and the check says it is a copy (got %d: %s)", ret,
+		       err.msg);
+		kt_memsrc_close(src);
+		unlink(path);
+	}
+	fx_seal_descriptor((void *)desc, pa);
+	((struct ktrepl_desc *)desc)->master_root_pa ^= 0x1000;
+	src = descriptor_image(desc, len, pa, path);
+	ret = src ? kt_state_check_descriptor(src, pa, &err) : -1;
+	tap_ok(ret == -EPROTO && strstr(err.msg, "checksum"),
+	       "a descriptor whose fixed part changed fails its checksum (got %d: %s)",
+	       ret, err.msg);
+	if (src) {
+		kt_memsrc_close(src);
+		unlink(path);
+	}
+	free(desc);
+}
+
+/*
  * The descriptor holds KTREPL_DESC_MAX_MODULES and says how many it left
  * out; an older one, which could not say, is suspect when full.
  */
@@ -724,6 +783,7 @@ int main(void)
 	test_module_rodata();
 	test_many_modules();
 	test_descriptor_modules();
+	test_descriptor_candidates();
 	desc = slurp(FIXTURE "/descriptor.bin", &len);
 	pa_text = slurp(FIXTURE "/descriptor.pa", &pa_len);
 	tap_ok(desc && pa_text && len > sizeof(struct ktrepl_desc),

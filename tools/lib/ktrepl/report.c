@@ -35,10 +35,18 @@ static void module_coverage(char *buf, size_t size, const struct kt_state *st)
 		snprintf(buf, size, "%u of maybe more", st->nr_modules);
 }
 
-/* a dump whose descriptor recorded each CPU's root at its last switch */
+/*
+ * a dump whose descriptor recorded CPUs' roots: at their last switch
+ * (percpu), or as each CPU read it when it stopped for the dump
+ */
 static bool recorded_roots(const struct kt_state *st)
 {
-	return st->nr_cpus && st->cpus[0].root_recorded;
+	size_t i;
+
+	for (i = 0; i < st->nr_cpus; i++)
+		if (st->cpus[i].root_recorded)
+			return true;
+	return false;
 }
 
 void kt_report_summary(struct kt_out *out, const struct kt_state *st)
@@ -110,6 +118,8 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 						c->loaded_root_pa);
 				jsonw_hex_field(jw, "expected_root_pa",
 						c->expected_root_pa);
+				jsonw_bool_field(jw, "root_at_panic",
+						 c->root_at_panic);
 				jsonw_end_object(jw);
 			}
 			jsonw_end_array(jw);
@@ -175,15 +185,22 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 	if (!recorded_roots(st))
 		return;
 	fprintf(fp, "\n%-4s %-5s %-18s %s\n", "CPU", "NODE",
-		"RECORDED ROOT", "NODE'S ROOT");
-	for (i = 0; i < (int)st->nr_cpus; i++)
+		st->panic_roots ? "ROOT AT PANIC" : "RECORDED ROOT",
+		"NODE'S ROOT");
+	for (i = 0; i < (int)st->nr_cpus; i++) {
+		const struct kt_cpu_state *c = &st->cpus[i];
+		const char *note = "";
+
+		if (!c->root_recorded)
+			note = "  (not recorded)";
+		/* under mm a CPU runs some process's mm, never a set's root */
+		else if (st->activation == KT_ACT_PERCPU &&
+			 c->loaded_root_pa != c->expected_root_pa)
+			note = "  <- not its node's";
 		fprintf(fp, "%-4d %-5d 0x%-16" PRIx64 " 0x%" PRIx64 "%s\n",
-			st->cpus[i].cpu, st->cpus[i].node,
-			st->cpus[i].loaded_root_pa, st->cpus[i].expected_root_pa,
-			st->cpus[i].loaded_root_pa ==
-					st->cpus[i].expected_root_pa ?
-				"" :
-				"  <- not its node's");
+			c->cpu, c->node, c->loaded_root_pa,
+			c->expected_root_pa, note);
+	}
 }
 
 void kt_report_diff_begin(struct kt_out *out)

@@ -98,6 +98,12 @@ struct kt_cpu_state {
 	 * (a dump's descriptor), not what was read from the CPU
 	 */
 	bool root_recorded;
+	/*
+	 * loaded_root_pa is what the CPU itself read when it stopped for a
+	 * crash dump (the descriptor's panic_root[]): the truth, on kdump
+	 * dumps of both arches
+	 */
+	bool root_at_panic;
 };
 
 struct kt_task_state {
@@ -189,6 +195,7 @@ struct kt_state {
 	size_t nr_extents;
 	struct kt_cpu_state *cpus;
 	size_t nr_cpus;
+	size_t panic_roots;	/* CPUs whose root_at_panic is set */
 	struct kt_task_state *tasks;
 	size_t nr_tasks;
 	struct kt_bound_state *bound;
@@ -220,8 +227,15 @@ int kt_state_patch_window(struct kt_state *st, const char *dir,
 			  struct kt_err *err);
 
 /*
- * The same facts from a dump: locate the descriptor (VMCOREINFO's
- * KTREPL_DESCRIPTOR, else a scan of page starts) and read it.
+ * Whether pa holds a live descriptor (magic, ABI, its own address and the
+ * checksum over its fixed part); err says which test failed.
+ */
+int kt_state_check_descriptor(struct kt_memsrc *src, uint64_t pa,
+			      struct kt_err *err);
+/*
+ * The same facts from a dump: locate the descriptor (the source's hint,
+ * VMCOREINFO's KTREPL_DESCRIPTOR, else a scan of page starts; each
+ * candidate checked) and read it.
  */
 int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 			     struct kt_err *err);

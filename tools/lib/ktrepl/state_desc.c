@@ -10,48 +10,121 @@
 #include "ktrepl_desc.h"
 #include "state.h"
 
-/* page starts hold the magic; anything else is not a descriptor */
-static bool is_descriptor(struct kt_memsrc *src, uint64_t pa)
-{
-	char magic[KTREPL_DESC_MAGIC_LEN];
-	struct kt_err ignored;
+/* where a header field is valid: nodes_off, the header's end, is past it */
+#define DESC_HAS(d, field) \
+	((d)->nodes_off >= offsetof(struct ktrepl_desc, field) + \
+			   sizeof((d)->field))
 
-	return !kt_memsrc_read_phys(src, pa, magic, sizeof(magic), &ignored) &&
-	       !memcmp(magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
+/*
+ * Whether the descriptor at pa is a live one, not a stale pointer into
+ * freed memory or a page that happens to start with the magic: magic,
+ * ABI, a sane size, and where the module writes them (newer headers)
+ * its own address and the sum over its fixed part. 0, or -EPROTO /
+ * the read's error with err saying which test failed.
+ */
+int kt_state_check_descriptor(struct kt_memsrc *src, uint64_t pa,
+			      struct kt_err *err)
+{
+	struct ktrepl_desc d;
+	uint32_t fixed_len;
+	void *fixed;
+	int ret = 0;
+
+	kt_err_clear(err);
+	if (kt_memsrc_read_phys(src, pa, &d, sizeof(d), err))
+		return kt_err_wrap(err, "ktrepl descriptor");
+	if (memcmp(d.magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN))
+		return kt_err_set(err, EPROTO,
+				  "no ktrepl descriptor at 0x%" PRIx64, pa);
+	if ((int)d.abi < KT_ABI_MIN || (int)d.abi > KT_ABI_MAX)
+		return kt_err_set(err, EPROTO,
+				  "descriptor at 0x%" PRIx64 ": ABI version %u; this tool reads versions %d..%d",
+				  pa, d.abi, KT_ABI_MIN, KT_ABI_MAX);
+	if (d.size < offsetof(struct ktrepl_desc, failsafe) ||
+	    d.size > KTREPL_DESC_MAX_BYTES || d.nodes_off > d.size)
+		return kt_err_set(err, EPROTO,
+				  "descriptor at 0x%" PRIx64 " is corrupt (size %u, header %u)",
+				  pa, d.size, d.nodes_off);
+	/* a module from before the sum: the magic is all it offers */
+	if (!DESC_HAS(&d, reserved2))
+		return 0;
+	if (d.self_pa != pa)
+		return kt_err_set(err, EPROTO,
+				  "a copy, not the descriptor: the page at 0x%" PRIx64 " says it was written at 0x%" PRIx64,
+				  pa, (uint64_t)d.self_pa);
+	if (d.tasks_off < d.nodes_off || d.tasks_off > d.size)
+		return kt_err_set(err, EPROTO,
+				  "descriptor at 0x%" PRIx64 " is corrupt (arrays at %u..%u of %u bytes)",
+				  pa, d.nodes_off, d.tasks_off, d.size);
+	fixed_len = d.tasks_off - d.nodes_off;
+	fixed = malloc(fixed_len ? fixed_len : 1);
+	if (!fixed)
+		return kt_err_set(err, ENOMEM, "out of memory");
+	if (kt_memsrc_read_phys(src, pa + d.nodes_off, fixed, fixed_len, err))
+		ret = kt_err_wrap(err, "descriptor at 0x%" PRIx64 ": its node and extent arrays",
+				  pa);
+	else if (ktrepl_desc_fixed_sum(&d, fixed) != d.fixed_sum)
+		ret = kt_err_set(err, EPROTO,
+				 "stale or damaged descriptor at 0x%" PRIx64 ": its checksum does not match (freed memory, or overwritten)",
+				 pa);
+	free(fixed);
+	return ret;
 }
 
+static bool is_descriptor(struct kt_memsrc *src, uint64_t pa)
+{
+	struct kt_err ignored;
+
+	return !kt_state_check_descriptor(src, pa, &ignored);
+}
+
+/*
+ * Candidates in the order of what they cost: the source's own hint, the
+ * VMCOREINFO line, then a scan of page starts of the memory the source
+ * holds (not what a maybe damaged header claims). A candidate that fails
+ * its check is passed over, and the first such failure is kept to say
+ * why nothing was found.
+ */
 int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 			     struct kt_err *err)
 {
-	uint64_t start, end, page, scanned = 0;
-	char val[64], *tail;
+	uint64_t start, end, page, scanned = 0, cand;
+	char val[64], *tail, passed_over[sizeof(err->msg) + 128] = "";
+	bool said_unloaded = false;
 	int ret;
 
 	kt_err_clear(err);
+	if (!kt_memsrc_descriptor_hint(src, &cand) && cand) {
+		if (!kt_state_check_descriptor(src, cand, err)) {
+			*pa = cand;
+			return 0;
+		}
+		snprintf(passed_over, sizeof(passed_over), "; passed over %s",
+			 err->msg);
+	}
+	kt_err_clear(err);
 	if (!kt_memsrc_vmcoreinfo(src, "KTREPL_DESCRIPTOR", val, sizeof(val),
 				  err)) {
-		*pa = strtoull(val, &tail, 16);
-		if (*tail || !*pa)
-			return kt_err_set(err, ENOENT,
-					  "VMCOREINFO says ktrepl was unloaded before the dump (KTREPL_DESCRIPTOR=%s)",
-					  val);
-		if (!is_descriptor(src, *pa))
-			return kt_err_set(err, EPROTO,
-					  "VMCOREINFO points at 0x%" PRIx64 ", which holds no ktrepl descriptor (page missing from a filtered dump?)",
-					  *pa);
-		return 0;
+		cand = strtoull(val, &tail, 16);
+		if (*tail || !cand) {
+			said_unloaded = true;
+		} else if (!kt_state_check_descriptor(src, cand, err)) {
+			*pa = cand;
+			return 0;
+		} else if (!passed_over[0]) {
+			snprintf(passed_over, sizeof(passed_over),
+				 "; passed over VMCOREINFO's KTREPL_DESCRIPTOR=%s: %s",
+				 val, err->msg);
+		}
 	}
-	/*
-	 * No VMCOREINFO line: scan page starts of the memory the source
-	 * holds, not the memory a (maybe damaged) header claims.
-	 */
 	kt_err_clear(err);
 	for (page = 0;; page = end) {
 		ret = kt_memsrc_next_range(src, page, &start, &end, err);
 		if (ret == -ENOENT)
 			break;
 		if (ret)
-			return kt_err_wrap(err, "no KTREPL_DESCRIPTOR in VMCOREINFO and cannot scan");
+			return kt_err_wrap(err, "no usable KTREPL_DESCRIPTOR in VMCOREINFO and cannot scan%s",
+					   passed_over);
 		if (end <= page)
 			break;
 		scanned += end - start;
@@ -63,9 +136,13 @@ int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 		}
 	}
 	kt_err_clear(err);
+	if (said_unloaded)
+		return kt_err_set(err, ENOENT,
+				  "VMCOREINFO says ktrepl was unloaded before the dump (KTREPL_DESCRIPTOR=%s), and no descriptor is in %" PRIu64 " MiB of memory",
+				  val, scanned >> 20);
 	return kt_err_set(err, ENOENT,
-			  "no ktrepl state in this dump: no KTREPL_DESCRIPTOR in VMCOREINFO and no descriptor in %" PRIu64 " MiB of memory (was ktrepl.ko loaded?)",
-			  scanned >> 20);
+			  "no ktrepl state in this dump: no descriptor in %" PRIu64 " MiB of memory (was ktrepl.ko loaded?)%s",
+			  scanned >> 20, passed_over);
 }
 
 /*
@@ -128,7 +205,7 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	struct ktrepl_desc_bound *bound = NULL;
 	struct ktrepl_desc_module *mods = NULL;
 	struct ktrepl_desc_module_rodata *mod_rodata = NULL;
-	uint64_t *cpu_root = NULL;
+	uint64_t *cpu_root = NULL, *panic_root = NULL;
 	int32_t *cpu_node = NULL;
 	bool omitted_known;
 	uint32_t i, used = 0;
@@ -202,6 +279,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		d.failsafe_active = 0;
 		memset(d.failsafe_reason, 0, sizeof(d.failsafe_reason));
 	}
+	/* and one from before the panic roots */
+	if (!DESC_HAS(&d, reserved2))
+		d.panic_root_off = 0;
+	if (!ret && d.panic_root_off)
+		ret = read_array(src, pa, d.panic_root_off, d.nr_cpus,
+				 sizeof(*panic_root), d.size,
+				 (void **)&panic_root, err);
 	omitted_known = d.flags & KTREPL_DESC_F_MODULES_COUNTED;
 	if (!omitted_known)
 		d.modules_omitted = 0;
@@ -374,6 +458,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		if (cpu_root)
 			st->cpus[st->nr_cpus].loaded_root_pa = cpu_root[i];
 		st->cpus[st->nr_cpus].root_recorded = cpu_root != NULL;
+		/* what the CPU really had loaded beats its last switch */
+		if (panic_root && panic_root[i]) {
+			st->cpus[st->nr_cpus].loaded_root_pa = panic_root[i];
+			st->cpus[st->nr_cpus].root_recorded = true;
+			st->cpus[st->nr_cpus].root_at_panic = true;
+			st->panic_roots++;
+		}
 		st->nr_cpus++;
 	}
 	for (i = 0; i < d.nr_tasks; i++) {
@@ -411,6 +502,7 @@ out:
 	free(ext);
 	free(cpu_node);
 	free(cpu_root);
+	free(panic_root);
 	free(tasks);
 	free(bound);
 	if (ret)

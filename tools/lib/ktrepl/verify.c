@@ -384,6 +384,26 @@ static int check_root(struct verify_run *vr, const struct kt_node_state *n,
 			      0, err);
 }
 
+/* the top-level entries over the kernel image of pgd, set and master */
+static int image_entries(struct verify_run *vr, uint64_t pgd_pa,
+			 uint64_t set_pa, uint64_t *got, uint64_t *want,
+			 uint64_t *master, struct kt_err *err)
+{
+	const struct kt_pt_geometry *g = &vr->t->geo;
+	uint64_t slot = (KT_KERNEL_IMAGE_VA >> g->shift[0]) &
+			((1U << g->bits[0]) - 1);
+
+	if (kt_memsrc_read_phys(vr->t->src, set_pa + slot * 8, want,
+				sizeof(*want), err) ||
+	    kt_memsrc_read_phys(vr->t->src, pgd_pa + slot * 8, got,
+				sizeof(*got), err) ||
+	    kt_memsrc_read_phys(vr->t->src,
+				vr->t->st->master_root_pa + slot * 8, master,
+				sizeof(*master), err))
+		return -err->code;
+	return 0;
+}
+
 /*
  * A bound process's mm must hold its set's top-level entry over the
  * kernel image. A process that exited since the list was read has had
@@ -404,17 +424,41 @@ static int check_bound(struct verify_run *vr, const struct kt_bound_state *b,
 		.pa = b->mm_pgd_pa + slot * 8,
 	};
 
-	if (kt_memsrc_read_phys(vr->t->src, b->root_pa + slot * 8, &want,
-				sizeof(want), err) ||
-	    kt_memsrc_read_phys(vr->t->src, v.pa, &got, sizeof(got), err) ||
-	    kt_memsrc_read_phys(vr->t->src,
-				vr->t->st->master_root_pa + slot * 8, &master,
-				sizeof(master), err))
+	if (image_entries(vr, b->mm_pgd_pa, b->root_pa, &got, &want, &master,
+			  err))
 		return -err->code;
 	if (got == want || got == master)
 		return 0;
 	v.got = got;
 	v.want = want;
+	return report(vr, &v);
+}
+
+/*
+ * mm: the root a CPU had loaded at the panic is some process's mm. Its
+ * top-level entry over the kernel image must be the master's or its own
+ * node's set's: anything else is a CPU fetching kernel text through
+ * tables no set owns (freed, or another node's).
+ */
+static int check_cpu_at_panic(struct verify_run *vr,
+			      const struct kt_cpu_state *c, struct kt_err *err)
+{
+	uint64_t master, want, got;
+	struct kt_violation v = {
+		.kind = KT_V_CPU_ROOT,
+		.node = c->node,
+		.cpu = c->cpu,
+		.got = c->loaded_root_pa,
+		.want = c->expected_root_pa,
+	};
+
+	if (!c->expected_root_pa)
+		return 0;
+	if (image_entries(vr, c->loaded_root_pa, c->expected_root_pa, &got,
+			  &want, &master, err))
+		return kt_err_wrap(err, "cpu %d's root at panic", c->cpu);
+	if (got == want || got == master)
+		return 0;
 	return report(vr, &v);
 }
 
@@ -440,6 +484,10 @@ static int check_tables_in_use(struct verify_run *vr, struct kt_err *err)
 				ret = report(vr, &v);
 		}
 	}
+	if (st->activation == KT_ACT_MM)
+		for (i = 0; i < st->nr_cpus && !ret; i++)
+			if (st->cpus[i].root_at_panic)
+				ret = check_cpu_at_panic(vr, &st->cpus[i], err);
 	for (i = 0; i < st->nr_bound && !ret; i++)
 		ret = check_bound(vr, &st->bound[i], err);
 	for (i = 0; i < st->nr_tasks && !ret; i++) {
