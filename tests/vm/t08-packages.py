@@ -154,6 +154,51 @@ if ko:
 else:
     tap.ok(False, f"a DKMS-built module for {GUEST_KERNEL} to boot")
 
+# the arm64 binary packages, cross-built on this host from the same tree
+# (in their own directory: the amd64 .debs above are the ones installed)
+work64 = os.path.join(ktvm.BUILD, "pkg-arm64")
+shutil.rmtree(work64, ignore_errors=True)
+src64 = os.path.join(work64, "src")
+for f in files:
+    if f.startswith("build/") or not os.path.isfile(
+            os.path.join(ktvm.ROOT, f)):
+        continue
+    os.makedirs(os.path.dirname(os.path.join(src64, f)), exist_ok=True)
+    shutil.copy2(os.path.join(ktvm.ROOT, f), os.path.join(src64, f))
+rc, out = sh("dpkg-buildpackage", "-us", "-uc", "-aarm64", "-B",
+             cwd=src64)
+debs64 = {p: glob.glob(os.path.join(work64, f"{p}_{VERSION}_arm64.deb"))
+          for p in ("ktrepl-tools", "crash-ktrepl")}
+tap.ok(rc == 0 and all(debs64.values()),
+       "dpkg-buildpackage -aarm64 -B cross-builds ktrepl-tools and "
+       "crash-ktrepl for arm64", out[-3000:])
+if all(debs64.values()):
+    rc, listing = sh("dpkg-deb", "-c", debs64["crash-ktrepl"][0])
+    so = os.path.join(work64, "ktrepl.so")
+    r = subprocess.run(f"dpkg-deb --fsys-tarfile "
+                       f"{debs64['crash-ktrepl'][0]} | tar -xO "
+                       "./usr/lib/crash/extensions/ktrepl.so",
+                       shell=True, capture_output=True)
+    with open(so, "wb") as f:
+        f.write(r.stdout)
+    rc, what = sh("readelf", "-h", so)
+    machine = re.search(r"Machine:\s+(.*)", what)
+    tap.ok("./usr/lib/crash/extensions/ktrepl.so" in listing and machine and
+           "AArch64" in machine.group(1),
+           "crash-ktrepl_arm64 holds an AArch64 ktrepl.so in "
+           "/usr/lib/crash/extensions",
+           f"got {machine and machine.group(1)}\n{listing}")
+    rc, deps = sh("dpkg-deb", "-f", debs64["crash-ktrepl"][0], "Depends")
+    tap.ok(deps.startswith("crash,") and "libelf1" in deps,
+           "crash-ktrepl_arm64 depends on crash and its shared libraries",
+           deps)
+    changes = glob.glob(os.path.join(work64, "*_arm64.changes"))
+    rc, out = sh("lintian", "--no-cfg", *changes)
+    errors = [x for x in out.splitlines() if x.startswith("E:")]
+    tap.ok(changes and not errors, "lintian on the arm64 packages: no "
+           "errors", "\n".join(errors))
+shutil.rmtree(work64, ignore_errors=True)
+
 purge()
 rc, out = sh("dpkg-query", "-W", *PKGS)
 tap.ok(all(f"no packages found matching {p}" in out for p in PKGS),
