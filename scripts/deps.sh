@@ -161,25 +161,30 @@ for lib in $(readelf -d "$ARM64_CRASH/usr/bin/crash" | sed -n 's/.*Shared librar
 	[ -n "$found" ] ||
 		die "arm64 crash needs $lib: in no package unpacked into $ARM64_CRASH, nor installed for arm64"
 done
-arm64_rel=$(. "$HERE/kernels/${profiles[0]}.conf"; echo "$KERNEL_ARM64")
-arm64_vmlinux="./usr/lib/debug/boot/vmlinux-$arm64_rel"
-fetch "linux-image-$arm64_rel-dbg:arm64" "$CACHE/kernels/$arm64_rel" arm64 "$arm64_vmlinux"
-# the -dbg vmlinux is of the booted image only if the image carries its
-# build ID (a newer upload of the same ABI would not): checked once
-arm64_kdir="$CACHE/kernels/$arm64_rel"
-if [ ! -e "$arm64_kdir/.vmlinux-dbg-build-id.ok" ]; then
-	python3 - "$arm64_kdir/$arm64_vmlinux" "$arm64_kdir/boot/vmlinuz-$arm64_rel" <<-'EOF' ||
-		import gzip, re, subprocess, sys
-		notes = subprocess.run(["readelf", "-n", sys.argv[1]], capture_output=True,
-		                       text=True, check=True).stdout
-		bid = bytes.fromhex(re.search(r"Build ID: ([0-9a-f]+)", notes).group(1))
-		with open(sys.argv[2], "rb") as f:
-		    img = f.read()
-		img = gzip.decompress(img) if img[:2] == b"\x1f\x8b" else img
-		sys.exit(0 if bid in img else 1)
-	EOF
-		die "$arm64_vmlinux from linux-image-$arm64_rel-dbg is not of the cached vmlinuz-$arm64_rel (build IDs differ): remove $CACHE/debs/linux-image-$arm64_rel*_arm64.deb and $arm64_kdir, then run this again"
-	touch "$arm64_kdir/.vmlinux-dbg-build-id.ok"
+# (none for a profile whose crash cannot read its dumps as they come,
+# CRASH_LIMITS: t12 skips there)
+read -r arm64_rel crash_limits < <(. "$HERE/kernels/${profiles[0]}.conf"
+	echo "$KERNEL_ARM64 ${CRASH_LIMITS:-}")
+if [ -z "$crash_limits" ]; then
+	arm64_vmlinux="./usr/lib/debug/boot/vmlinux-$arm64_rel"
+	fetch "linux-image-$arm64_rel-dbg:arm64" "$CACHE/kernels/$arm64_rel" arm64 "$arm64_vmlinux"
+	# the -dbg vmlinux is of the booted image only if the image carries its
+	# build ID (a newer upload of the same ABI would not): checked once
+	arm64_kdir="$CACHE/kernels/$arm64_rel"
+	if [ ! -e "$arm64_kdir/.vmlinux-dbg-build-id.ok" ]; then
+		python3 - "$arm64_kdir/$arm64_vmlinux" "$arm64_kdir/boot/vmlinuz-$arm64_rel" <<-'EOF' ||
+			import gzip, re, subprocess, sys
+			notes = subprocess.run(["readelf", "-n", sys.argv[1]], capture_output=True,
+			                       text=True, check=True).stdout
+			bid = bytes.fromhex(re.search(r"Build ID: ([0-9a-f]+)", notes).group(1))
+			with open(sys.argv[2], "rb") as f:
+			    img = f.read()
+			img = gzip.decompress(img) if img[:2] == b"\x1f\x8b" else img
+			sys.exit(0 if bid in img else 1)
+		EOF
+			die "$arm64_vmlinux from linux-image-$arm64_rel-dbg is not of the cached vmlinuz-$arm64_rel (build IDs differ): remove $CACHE/debs/linux-image-$arm64_rel*_arm64.deb and $arm64_kdir, then run this again"
+		touch "$arm64_kdir/.vmlinux-dbg-build-id.ok"
+	fi
 fi
 # --- end crash on arm64 -----------------------------------------------
 
