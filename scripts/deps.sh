@@ -31,7 +31,7 @@ done
 HOST_PKGS=(build-essential bc kmod cpio libkdumpfile-dev libelf-dev libdw-dev
 	libncurses-dev pkg-config crash makedumpfile qemu-system-x86
 	qemu-system-arm gcc-aarch64-linux-gnu busybox-static
-	python3 socat tmux "${kernel_pkgs[@]}"
+	python3 socat tmux e2fsprogs "${kernel_pkgs[@]}"
 	clang libclang-rt-14-dev prometheus bash-completion
 	debhelper dh-dkms dkms lintian dpkg-dev
 	python3-drgn libelf-dev:arm64 libdw-dev:arm64 libkdumpfile-dev:arm64
@@ -112,6 +112,14 @@ for p in "${profiles[@]}"; do
 	fetch_kernel "$arm64" arm64
 done
 fetch "busybox-static:arm64" "$CACHE/arm64-busybox" arm64
+
+# kdump in the guests (tests/vm/kdump.py): Debian's kexec-tools for both
+# arches and the arm64 makedumpfile (the capture kernel of an arm64 guest
+# runs it; the host's own serves x86_64), unpacked, never installed
+for a in amd64 arm64; do
+	fetch "kexec-tools:$a" "$CACHE/kdump/kexec-tools-$a" "$a"
+done
+fetch "makedumpfile:arm64" "$CACHE/kdump/makedumpfile-arm64" arm64
 
 # checkpatch.pl for the module's style check: only three files of the
 # kernel source package, unpacked once

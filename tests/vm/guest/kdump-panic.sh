@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+# A panic as a fleet captures it: Debian's kexec-tools loads the crash
+# kernel (as kdump-tools does), the box panics on a CPU of a replica node,
+# and the capture kernel saves the dump with makedumpfile (kdump.py).
+#
+# /etc/kdump-scenario names the order of events:
+#   kexec-first   kdump-tools' boot order: crash kernel, then ktrepl.ko,
+#                 a flipped replica byte, the panic
+#   insmod-first  ktrepl.ko, then the crash kernel; flip; panic
+#   unloaded      ktrepl.ko, crash kernel, rmmod: the VMCOREINFO copy
+#                 kexec took names a descriptor that is gone
+#   reloaded      ktrepl.ko, crash kernel, kdump-config reload (unload and
+#                 load again), rmmod and insmod: VMCOREINFO's copy points
+#                 at the first descriptor, freed; the second is the one
+. /lib.sh
+SCENARIO=$(cat /etc/kdump-scenario)
+echo "KDUMP-SCENARIO $SCENARIO"
+
+# kdump-tools' load step: the running command line without the
+# reservation, and the options kdump-tools gives the capture kernel
+load_crash_kernel() {
+	_cmdline=$(sed 's/crashkernel=[^ ]*//; s/panic=[^ ]*//' /proc/cmdline)
+	if [ "$(uname -m)" = aarch64 ] && ! grep -q ' T _text$' /proc/kallsyms; then
+		# kexec-tools 2.0.25 needs _text to find page_offset; Debian's
+		# arm64 kernel has no KALLSYMS_ALL, and _text is 64 KiB below
+		# _stext (README: kdump on arm64)
+		_stext=$(grep ' T _stext$' /proc/kallsyms | cut -d' ' -f1)
+		{ cat /proc/kallsyms
+		  printf '%016x T _text\n' $((0x$_stext - 0x10000)); } > /tmp/kallsyms
+		mount --bind /tmp/kallsyms /proc/kallsyms
+	fi
+	kexec -p /boot/vmlinuz --initrd=/boot/capture.gz \
+		--append="$_cmdline nr_cpus=1 irqpoll nousb reset_devices panic=-1" \
+		> /tmp/kexec.out 2>&1
+	_rc=$?
+	sed 's/^/# kexec: /' /tmp/kexec.out
+	check "kexec -p loads the crash kernel (rc $_rc)" \
+		grep -qx 1 /sys/kernel/kexec_crash_loaded
+	[ -e /tmp/kallsyms ] && umount /proc/kallsyms
+	return 0
+}
+
+unload_crash_kernel() {
+	kexec -p -u
+	check "kexec -p -u unloads it" grep -qx 0 /sys/kernel/kexec_crash_loaded
+}
+
+load_ktrepl() {
+	check "insmod ktrepl-test.ko fault_inject=1" \
+		insmod /lib/modules/ktrepl-test.ko fault_inject=1
+	emit summary head -n1 $D/summary
+}
+
+R=
+flip() {
+	R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+	quiesce_audit
+	check "inject: flip int_sqrt+0x4 on node $R" \
+		sh -c "echo 'flip node=$R sym=int_sqrt off=4' > $D/inject"
+	ktrepl-dump --verify > /tmp/v 2>&1
+	check "live verify exits 1 on the flip" test $? = 1
+}
+
+case $SCENARIO in
+kexec-first)
+	load_crash_kernel
+	load_ktrepl
+	flip
+	;;
+insmod-first)
+	load_ktrepl
+	load_crash_kernel
+	flip
+	;;
+unloaded)
+	load_ktrepl
+	load_crash_kernel
+	check "rmmod ktrepl" rmmod ktrepl
+	;;
+reloaded)
+	load_ktrepl
+	load_crash_kernel
+	unload_crash_kernel
+	load_crash_kernel
+	check "rmmod ktrepl" rmmod ktrepl
+	load_ktrepl
+	flip
+	;;
+*)
+	not_ok "unknown scenario '$SCENARIO'"
+	;;
+esac
+[ -n "$R" ] || R=1
+C=$(cut -d, -f1 /sys/devices/system/node/node$R/cpulist | cut -d- -f1)
+check_dmesg_clean
+done_testing
+echo "KDUMP-PANIC cpu=$C node=$R"
+echo 1 > /proc/sys/kernel/sysrq
+# one process pinned to a CPU of node R from its start: under activation
+# mm it is bound to R's set during the sleep, before it panics (a shell
+# that execs after its binding would run a new, unbound mm)
+taskset -c $C sh -c 'sleep 2; echo c > /proc/sysrq-trigger'
+sleep 60
+echo "STILL-ALIVE"
