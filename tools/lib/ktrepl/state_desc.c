@@ -71,11 +71,18 @@ int kt_state_check_descriptor(struct kt_memsrc *src, uint64_t pa,
 	return ret;
 }
 
-static bool is_descriptor(struct kt_memsrc *src, uint64_t pa)
+/*
+ * A scan's page: 0 a live descriptor, -ENOENT no magic (or unreadable),
+ * else the magic without the rest, err saying what failed.
+ */
+static int scan_page(struct kt_memsrc *src, uint64_t pa, struct kt_err *err)
 {
-	struct kt_err ignored;
+	char magic[KTREPL_DESC_MAGIC_LEN];
 
-	return !kt_state_check_descriptor(src, pa, &ignored);
+	if (kt_memsrc_read_phys(src, pa, magic, sizeof(magic), err) ||
+	    memcmp(magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN))
+		return -ENOENT;
+	return kt_state_check_descriptor(src, pa, err);
 }
 
 /*
@@ -129,10 +136,16 @@ int kt_state_find_descriptor(struct kt_memsrc *src, uint64_t *pa,
 			break;
 		scanned += end - start;
 		for (page = (start + 4095) & ~4095ULL; page < end; page += 4096) {
-			if (is_descriptor(src, page)) {
+			struct kt_err why;
+
+			ret = scan_page(src, page, &why);
+			if (!ret) {
 				*pa = page;
 				return 0;
 			}
+			if (ret != -ENOENT && !passed_over[0])
+				snprintf(passed_over, sizeof(passed_over),
+					 "; passed over %s", why.msg);
 		}
 	}
 	kt_err_clear(err);
