@@ -10,6 +10,7 @@
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -28,6 +29,19 @@
 /* the fewest module slots a descriptor settles for (the old limit) */
 #define KTREPL_DESC_MIN_MODULES 256
 #define VMCOREINFO_NAME "VMCOREINFO"
+
+/*
+ * desc_lock serializes the sleeping half of a refresh: the bound, module
+ * and task arrays are rewritten slot by slot from lists the provider
+ * builds under its own mutexes (bind_lock, mods_lock, workload_lock,
+ * each dropped before the provider asks for a refresh), and the callers
+ * in modules.c, mm_x86.c, patch.c, workload.c, failsafe.c, percpu_arm64.c
+ * and publish.c share no other lock: two of them at once would leave a
+ * dump with arrays torn between two lists. Order: desc_lock, then the
+ * provider's. The header's counters are single words written with
+ * WRITE_ONCE() from any context (the non-sleeping half) and take none.
+ */
+static DEFINE_MUTEX(desc_lock);
 
 static const struct ktrepl_provider *prov;
 static struct ktrepl_desc *desc;
@@ -85,6 +99,7 @@ static void refresh_bound(void)
 	struct ktrepl_desc_bound *slots;
 	int i, n;
 
+	lockdep_assert_held(&desc_lock);
 	if (!desc->bound_off)
 		return;
 	recs = kcalloc(KTREPL_DESC_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
@@ -136,6 +151,7 @@ static void refresh_modules(void)
 	unsigned int omitted = 0;
 	int i, n;
 
+	lockdep_assert_held(&desc_lock);
 	if (!desc->modules_off)
 		return;
 	mods = list_modules(desc->nr_modules, &n);
@@ -194,36 +210,14 @@ static void refresh_failsafe(void)
 		sizeof(desc->activation));
 }
 
-/*
- * Counters, and where the caller may sleep the tasks too (the provider's
- * task list takes a mutex). Each caller knows its context and says so.
- */
-void ktrepl_desc_refresh(bool may_sleep)
+/* the workload's tasks (the provider's list takes a mutex) */
+static void refresh_tasks(void)
 {
 	struct ktrepl_task_record *recs;
 	struct ktrepl_desc_task *tasks;
-	u64 patches, bytes, missed;
-	bool propagate;
 	int i, n;
 
-	if (!desc)
-		return;
-	prov->patch_counters(&patches, &bytes, &missed, &propagate);
-	if (desc->cpu_root_off) {
-		u64 *cpu_root = (void *)desc + desc->cpu_root_off;
-
-		for (i = 0; i < nr_cpu_ids; i++)
-			WRITE_ONCE(cpu_root[i], prov->installed_root(i));
-	}
-	WRITE_ONCE(desc->patches, patches);
-	WRITE_ONCE(desc->patch_bytes, bytes);
-	WRITE_ONCE(desc->patches_missed, missed);
-	WRITE_ONCE(desc->propagate, propagate);
-	refresh_failsafe();
-	if (!may_sleep)
-		return;
-	refresh_bound();
-	refresh_modules();
+	lockdep_assert_held(&desc_lock);
 	if (!prov->tasks)
 		return;
 	recs = kcalloc(KTREPL_DESC_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
@@ -242,6 +236,44 @@ void ktrepl_desc_refresh(bool may_sleep)
 		tasks[i].iterations = recs[i].iterations;
 	}
 	kfree(recs);
+}
+
+/*
+ * Counters, and where the caller may sleep the tasks too (the provider's
+ * task list takes a mutex). Each caller knows its context and says so.
+ */
+void ktrepl_desc_refresh(bool may_sleep)
+{
+	u64 patches, bytes, missed;
+	bool propagate;
+	int i;
+
+	if (!desc)
+		return;
+	prov->patch_counters(&patches, &bytes, &missed, &propagate);
+	if (desc->cpu_root_off) {
+		u64 *cpu_root = (void *)desc + desc->cpu_root_off;
+
+		for (i = 0; i < nr_cpu_ids; i++)
+			WRITE_ONCE(cpu_root[i], prov->installed_root(i));
+	}
+	WRITE_ONCE(desc->patches, patches);
+	WRITE_ONCE(desc->patch_bytes, bytes);
+	WRITE_ONCE(desc->patches_missed, missed);
+	WRITE_ONCE(desc->propagate, propagate);
+	refresh_failsafe();
+	if (!may_sleep)
+		return;
+	mutex_lock(&desc_lock);
+	/* an unpublish that ran since the check above freed it */
+	if (!desc) {
+		mutex_unlock(&desc_lock);
+		return;
+	}
+	refresh_bound();
+	refresh_modules();
+	refresh_tasks();
+	mutex_unlock(&desc_lock);
 }
 
 /* Rebuild the VMCOREINFO ELF note the way the kernel does at boot. */
@@ -452,8 +484,10 @@ void ktrepl_desc_unpublish(void)
 	WRITE_ONCE(ktrepl_descriptor_pa, 0);
 	ktrepl_panic_roots_disarm();
 	/* a stale descriptor in a later dump must not look valid */
+	mutex_lock(&desc_lock);
 	memset(desc->magic, 0, sizeof(desc->magic));
 	__free_pages(desc_pages, desc_order);
 	desc = NULL;
 	desc_pages = NULL;
+	mutex_unlock(&desc_lock);
 }
