@@ -429,15 +429,22 @@ static int summary_line(struct kt_state *st, const char *line,
 	return 0;	/* a record type from a newer minor revision */
 }
 
+/*
+ * Room for record n, zeroed: a parser fills only the fields its record
+ * has, and a flag it never sets (root_at_panic) must read false, not
+ * whatever realloc() left there.
+ */
 static int grow(void **arr, size_t n, size_t size, struct kt_err *err)
 {
+	size_t cap = n ? n * 2 : 16;
 	void *p;
 
 	if (n & (n - 1) && n)
 		return 0;
-	p = realloc(*arr, (n ? n * 2 : 16) * size);
+	p = realloc(*arr, cap * size);
 	if (!p)
 		return kt_err_set(err, ENOMEM, "out of memory");
+	memset((char *)p + n * size, 0, (cap - n) * size);
 	*arr = p;
 	return 0;
 }
