@@ -5,6 +5,7 @@
 /* kselftest-style TAP for the unit tests: exit 0 pass, 1 fail, 4 skip. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_n, tap_failed;
 
@@ -25,6 +26,27 @@ static inline void tap_header(void)
 		if (!ok_)                                          \
 			printf("# failed at %s:%d: %s\n", __FILE__, \
 			       __LINE__, #cond);                   \
+	} while (0)
+
+/* an equality that shows what it got and what it wanted when it fails */
+#define tap_eq_u64(got, want, ...)                                       \
+	do {                                                             \
+		unsigned long long got_ = (got), want_ = (want);         \
+		tap_ok(got_ == want_, __VA_ARGS__);                      \
+		if (got_ != want_)                                       \
+			printf("# got 0x%llx (%llu), want 0x%llx (%llu)\n", \
+			       got_, got_, want_, want_);                \
+	} while (0)
+
+#define tap_streq(got, want, ...)                                        \
+	do {                                                             \
+		const char *sgot_ = (got), *swant_ = (want);             \
+		int same_ = sgot_ && swant_ && !strcmp(sgot_, swant_);    \
+		tap_ok(same_, __VA_ARGS__);                              \
+		if (!same_)                                              \
+			printf("# got '%s', want '%s'\n",                \
+			       sgot_ ? sgot_ : "(null)",                 \
+			       swant_ ? swant_ : "(null)");              \
 	} while (0)
 
 #define tap_skip(...)                        \

@@ -32,6 +32,13 @@ static void test_err(void)
 	tap_ok(strlen(err.msg) == sizeof(err.msg) - 1 &&
 		       !strncmp(err.msg, "ctx: xxx", 8),
 	       "an overlong message is cut at the tail, context kept");
+	ret = kt_err_set(&err, 0, "a caller that gave no code");
+	tap_eq_u64(-ret, EIO, "an error set with code 0 is EIO, never EPERM");
+	kt_err_clear(&err);
+	ret = kt_err_wrap(&err, "wrapped with no code");
+	tap_eq_u64(-ret, EIO, "an error wrapped with code 0 is EIO, never EPERM");
+	tap_streq(err.msg, "wrapped with no code: ",
+		  "wrapping an empty message keeps the context");
 }
 
 static void test_json(void)

@@ -14,7 +14,7 @@ int kt_err_set(struct kt_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	err->code = code ? code : 1;
+	err->code = code ? code : KT_ERR_UNSPECIFIED;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
@@ -40,6 +40,6 @@ int kt_err_wrap(struct kt_err *err, const char *fmt, ...)
 	memcpy(err->msg, prefix, plen - 2);
 	memcpy(err->msg + plen - 2, ": ", 2);
 	if (!err->code)
-		err->code = 1;
+		err->code = KT_ERR_UNSPECIFIED;
 	return -err->code;
 }

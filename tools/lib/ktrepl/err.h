@@ -2,6 +2,7 @@
 #ifndef KTREPL_ERR_H
 #define KTREPL_ERR_H
 
+#include <errno.h>
 #include <stdarg.h>
 
 /*
@@ -14,6 +15,13 @@ struct kt_err {
 	int code; /* positive errno; 0 means no error */
 	char msg[1024];
 };
+
+/*
+ * The code an error gets when its caller gave none (0): EIO, never 1,
+ * which is EPERM and which the tools explain as a privilege or lockdown
+ * refusal (lockdown.h).
+ */
+#define KT_ERR_UNSPECIFIED EIO
 
 void kt_err_clear(struct kt_err *err);
 

@@ -5,8 +5,14 @@
 
 int kt_out_init(struct kt_out *out, const char *prog, bool json, bool pretty)
 {
-	out->fp = stdout;
-	out->errfp = stderr;
+	return kt_out_init_fp(out, prog, json, pretty, stdout, stderr);
+}
+
+int kt_out_init_fp(struct kt_out *out, const char *prog, bool json,
+		   bool pretty, FILE *fp, FILE *errfp)
+{
+	out->fp = fp;
+	out->errfp = errfp;
 	out->json = json || pretty;
 	out->pretty = pretty;
 	out->prog = prog;

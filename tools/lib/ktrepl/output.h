@@ -25,6 +25,9 @@ struct kt_out {
 };
 
 int kt_out_init(struct kt_out *out, const char *prog, bool json, bool pretty);
+/* The same onto streams of the caller's (crash's fp, a test's memstream). */
+int kt_out_init_fp(struct kt_out *out, const char *prog, bool json,
+		   bool pretty, FILE *fp, FILE *errfp);
 void kt_out_fini(struct kt_out *out);
 
 /* An error: "prog: msg" on stderr, or {"error": msg} on stdout under -j. */
