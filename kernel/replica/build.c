@@ -7,8 +7,10 @@
  * table pages. The master's own mappings are never touched.
  *
  * Context: process, at load (ktr_engine_init) and unload
- * (ktr_engine_free) only. The lookups (ktr_walk, ktr_find_chunk,
- * ktr_chunk_pa) are read-only and safe in any context once built.
+ * (ktr_engine_free), and at module load and unload under mods_lock
+ * (modules.c: allocation, own_table(), ktr_own_leaf()). The lookups
+ * (ktr_walk, ktr_find_chunk, ktr_chunk_pa) are read-only and safe in any
+ * context once built; engine.h says what each one needs held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,9 +18,11 @@
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
@@ -50,8 +54,18 @@ u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
 	}
 }
 
+/*
+ * The page accounting has one writer: the init or exit thread, or, while
+ * module loads are followed, the one holding mods_lock (engine.h).
+ */
+static void assert_accounting_writer(void)
+{
+	lockdep_assert(!ktr_modules_following() || ktr_modules_lock_held());
+}
+
 void ktr_free(struct page *page, unsigned int order)
 {
+	assert_accounting_writer();
 	__free_pages(page, order);
 	ktr.pages_freed += 1UL << order;
 }
@@ -62,6 +76,7 @@ static struct page *ktr_alloc_flags(int nid, unsigned int order, gfp_t extra)
 	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN | extra;
 	struct page *page;
 
+	assert_accounting_writer();
 	ktr.alloc_calls++;
 	if (ktr_test_fail_alloc() && ktr.alloc_calls == ktr_test_fail_alloc()) {
 		pr_info("failing allocation %u as fail_alloc asks\n",
@@ -108,7 +123,8 @@ struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 /*
  * The core image's chunk at va, else a replicated module's. Context: a
  * module chunk is only valid under rcu_read_lock() or with preemption
- * off, or under the modules' mutex (modules.c).
+ * or interrupts off, or under mods_lock (modules.c), which
+ * ktr_module_chunk() checks.
  */
 struct ktr_chunk *ktr_find_chunk(unsigned long va)
 {
@@ -428,13 +444,23 @@ int ktr_protect_replicas(bool ro)
 	return 0;
 }
 
+/*
+ * n's own table at level over va, or NULL. The list grows under
+ * tables_lock, by the holder of mods_lock once module loads are followed
+ * (before, and after ktr_modules_stop(), by the init or exit thread
+ * alone): a walker holds one of the two, is that thread, or is an RCU
+ * reader (rcu_read_lock(), or preemption or interrupts off).
+ */
 struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
 				  unsigned long va)
 {
 	struct ktr_table *t;
 	unsigned long base = level ? va & ~(ktr_level_size(level - 1) - 1) : 0;
 
-	list_for_each_entry(t, &n->tables, list)
+	list_for_each_entry_rcu(t, &n->tables, list,
+				lockdep_is_held(&ktr.tables_lock) ||
+				ktr_modules_lock_held() ||
+				!ktr_modules_following())
 		if (t->level == level && t->va == base)
 			return t;
 	return NULL;

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -280,6 +281,7 @@ bool ktr_activation_paused(void)
 
 void ktr_activation_pause(void)
 {
+	lockdep_assert(ktr_failsafe_lock_held());
 	WRITE_ONCE(paused, true);
 	paused_workload = ktr_workload_mode();
 	if (paused_workload != KTREPL_WORKLOAD_STOP)
@@ -294,6 +296,7 @@ const char *ktr_activation_resume(void)
 {
 	const char *why = NULL;
 
+	lockdep_assert(ktr_failsafe_lock_held());
 	if (ktr.activation == KTREPL_ACT_PERCPU) {
 		why = ktr_arch.percpu_start();
 		if (why)
@@ -312,6 +315,7 @@ const char *ktr_activation_resume(void)
 /* nobody runs on the node tables from here until unload */
 void ktr_activation_give_up(const char *why)
 {
+	lockdep_assert(ktr_failsafe_lock_held());
 	ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
 	WRITE_ONCE(ktr.activation, KTREPL_ACT_INACTIVE);
 	WRITE_ONCE(ktr_provider.activation, KTREPL_ACT_INACTIVE);

@@ -13,6 +13,92 @@
  *   testing.c   the test build's parameters (KTREPL_TEST)
  *   provider.c  the struct ktrepl_provider the publisher reads
  *   arch_*.c    one per architecture, chosen by Kbuild
+ *
+ * Locking. The engine runs in kprobe and kretprobe handlers (the x86
+ * patch hook, the arm64 6.12 poke probe, the table mirror, the percpu
+ * table-free veto), an ftrace handler (the arm64 patch hook), a
+ * stop_machine() callback, tracepoint probes (fork, exec), notifiers
+ * (module, memory, CPU PM), work items (audit, fail-safe, mm scan),
+ * cpuhp callbacks, its own kthreads, and debugfs readers and writers
+ * through the publisher. cpuhp callbacks run under the CPU hotplug lock
+ * and so take none of the mutexes below (they notify the publisher
+ * without sleeping). Each lock below names what it guards, who takes
+ * it, and who may go without it; the writer of anything not named here
+ * is the one thread of ktr_engine_init() or ktr_engine_free(), which run
+ * while no hook is registered and no publisher is up. Order, outermost
+ * first (a path may skip levels):
+ *
+ *   failsafe_lock > desc_lock (debugfs/vmcore_desc.c) > workload_lock,
+ *   bind_lock > audit_lock > mods_lock > cpus_read_lock (stop_machine)
+ *   > text_mutex > hook_lock, tables_lock > log_lock
+ *
+ * failsafe_lock (mutex, failsafe.c) serializes the fail-safe work with
+ * ktr_failsafe_stop(), and so the pause, resume and give-up of the
+ * activation (engine.c asserts it). Trips only set a bit and queue the
+ * work, from any context. Its counters are read locklessly.
+ *
+ * workload_lock (mutex, workload.c) guards the workers' array and the
+ * mode; the debugfs control, the task list and the fail-safe take it.
+ * A worker writes its own progress fields with preemption off and
+ * readers read them locklessly; workload_fn() reads the mode once,
+ * after ktr_workload_ctl() set it under the lock that is still held.
+ *
+ * bind_lock (mutex, mm_x86.c) guards the bound list, the past ring, the
+ * events' tail and mm_on: the scan work, the bind file, the debugfs
+ * lists and unload take it. The fork and exec tracepoint probes run
+ * with preemption off and never take it: they write an mm's one entry
+ * (a word, every value of which maps the same bytes) and claim an
+ * event slot with an atomic; the scan drains the slots under the lock.
+ * The non-global rewrite of the text leaves happens at mm start and
+ * stop, which only init, unload and the fail-safe call, under
+ * failsafe_lock or alone.
+ *
+ * audit_lock (mutex, patch.c) guards the chunks' sums and the audit
+ * and resync passes (the audit work, the fail-safe's resync, the test
+ * build's audit miss); ktr_patch_flush() takes it to wait for a pass.
+ *
+ * mods_lock (mutex, modules.c) guards the replicated modules' list and
+ * every module's fields; the module notifier, the load's first pass,
+ * unload and the debugfs module lists take it. Readers in atomic
+ * context (the patch hooks, the mirror, ktr_replica_write() with
+ * interrupts off) walk the list under RCU instead: an entry is unlisted
+ * with list_del_rcu() and freed after synchronize_rcu(), which waits
+ * for them. Module loads after ktr_modules_start() are also the one
+ * writer of the engine's page accounting, the nodes' byte counts and
+ * their table lists, so those change only under mods_lock (asserted in
+ * ktr_alloc() and ktr_free()); before the notifier is registered and
+ * after ktr_modules_stop() the init or exit thread is the only writer.
+ *
+ * text_mutex (the kernel's, from kallsyms; NULL where it is not there,
+ * as on arm64) is held by every x86 text_poke, so the x86 patch hook
+ * runs under it; the engine takes it to copy the replicas (core and
+ * modules), to audit and resync a chunk, and to move a module's leaves
+ * on x86 (never around stop_machine(): static keys take it inside the
+ * CPU hotplug lock).
+ *
+ * hook_lock (raw spinlock, patch.c) is held by the patch hooks over the
+ * master and replica writes of one patch and over the poke slot's
+ * state, and by the audit and resync over their comparison of one page,
+ * so that they never see half a patch. Raw: the hooks run with
+ * interrupts off, in kprobe and ftrace handlers.
+ *
+ * tables_lock (raw spinlock, in struct ktr_engine) is held over every
+ * write to a node's tables made while the mirror may run (own_table(),
+ * ktr_map_chunk(), the mirror itself, a module's leaf move, the
+ * non-global rewrite) and over the mirror's comparison, and it excludes
+ * the extension of a node's table list. Raw: the mirror runs in
+ * kretprobe handlers. Fault injection (test build) writes node entries
+ * without it, on a kernel the test keeps quiet.
+ *
+ * log_lock (raw spinlock, patch.c) guards the patch log ring and its
+ * sequence: the hooks and the audit append, debugfs reads.
+ *
+ * Lockless by design: replicas_ready, the patch window and the patch,
+ * audit, mirror, bind and veto counters (atomics or READ_ONCE), the
+ * activation and its reason (WRITE_ONCE by the fail-safe's give-up,
+ * read by anyone), the per-CPU write slots of patch.c (each CPU its
+ * own, interrupts off: asserted) and the arm64 percpu switch (on the
+ * CPU being switched, interrupts off: asserted).
  */
 #ifndef KTREPL_ENGINE_H
 #define KTREPL_ENGINE_H
@@ -208,21 +294,38 @@ extern const struct ktr_arch ktr_arch;
 /**
  * struct ktr_engine - the state the engine's files share
  *
- * Who may touch what:
+ * Who may touch what (the locks are described at the top of this file):
  *
- * - Everything above @replicas_ready is written only by ktr_engine_init()
- *   and ktr_engine_free(), in process context, while nothing else runs:
- *   before the patch hooks are registered and the publisher is up, or
- *   after ktr_engine_stop() has unregistered the hooks, cancelled the
- *   syncs and stopped the workers. Every other context (kprobe handlers
- *   with interrupts off, the sync work, workers with preemption off,
- *   debugfs readers) only reads it.
+ * - @geom, @regions, @chunks, @nr_chunks, @nodes (the array), @master_nid,
+ *   @master_root, @text_mutex, @mm_alloc, @donated_pages and each core
+ *   chunk's @copy are written only by ktr_engine_init() and
+ *   ktr_engine_free(), in process context, while no hook is registered
+ *   and no publisher is up. Every other context only reads them.
+ * - @alloc_calls, @pages_allocated, @pages_freed, and each node's
+ *   @tables, @table_bytes and @replica_bytes are written at init and
+ *   free, and in between by module loads and unloads under mods_lock
+ *   (build.c's ktr_alloc(), ktr_free() and own_table(), called from
+ *   modules.c). A node's table list grows with list_add_tail_rcu()
+ *   under tables_lock and shrinks only at free: walk it holding
+ *   tables_lock or mods_lock, or under rcu_read_lock() (debugfs).
+ *   The byte counts are read locklessly by debugfs.
+ * - @activation and @activation_reason are set at init; later only the
+ *   fail-safe's give-up writes them (WRITE_ONCE, under failsafe_lock).
  * - @replicas_ready is set once the copies are taken, under text_mutex
- *   where it exists, and read locklessly by the patch hook (atomic).
- * - Replica bytes are written by patch.c alone (patch hook: atomic; sync
- *   work: process, under its sync_lock), and by inject.c, which the tests
- *   use on a quiet kernel.
- * - Node table entries are written by build.c at load and by inject.c.
+ *   where it exists, and read locklessly by the patch hooks and the
+ *   audit (atomic).
+ * - Replica bytes are written at init (build.c's copy, and its recopy
+ *   inside stop_machine()), by the patch hooks under hook_lock, by the
+ *   audit and the fail-safe's resync under audit_lock and hook_lock,
+ *   by a module's copy under mods_lock and text_mutex, and by inject.c,
+ *   which the tests use on a quiet kernel.
+ * - A core chunk's @sums are the audit's, under audit_lock; a module
+ *   chunk's @master_pa and @global_cleared are modules.c's, under
+ *   mods_lock (and tables_lock for the leaf move).
+ * - Node table entries are written by build.c at init and at module
+ *   load, by the table mirror and a module's leaf move (modules.c), by
+ *   the non-global rewrite (mm_x86.c), all under @tables_lock, and by
+ *   inject.c.
  * - Patch counters and the log belong to patch.c, the workers' state to
  *   workload.c; each keeps it private and answers through its functions.
  */
@@ -249,9 +352,10 @@ struct ktr_engine {
 	bool replicas_ready;
 	bool alias_protected;	/* every replica's direct-map alias is RO */
 	/*
-	 * Held over every write to a node's tables made after load, and by
-	 * the table mirror (modules.c) over its comparison: raw, since the
-	 * mirror runs in kretprobe handlers.
+	 * Held over every write to a node's tables made while the table
+	 * mirror (modules.c) may run, over the mirror's comparison, and over
+	 * the growth of a node's table list: raw, since the mirror runs in
+	 * kretprobe handlers. See "Locking" above.
 	 */
 	raw_spinlock_t tables_lock;
 };
@@ -382,6 +486,13 @@ int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 void ktr_modules_counters(u64 *mirrored, u64 *missed);
 typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
 void ktr_modules_visit_chunks(ktr_chunk_fn fn);
+/*
+ * For lockdep assertions only (their arguments compile away without
+ * CONFIG_LOCKDEP): this thread holds mods_lock; module loads are
+ * followed, so the table lists and page accounting may change.
+ */
+bool ktr_modules_lock_held(void);
+bool ktr_modules_following(void);
 
 /* failsafe.c */
 enum ktr_failsafe_reason {
@@ -396,7 +507,9 @@ void ktr_failsafe_poll(void);				/* any context */
 void ktr_failsafe_start(void);
 void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
-/* engine.c, for the fail-safe: process context, under its lock */
+/* for lockdep assertions only, as ktr_modules_lock_held() */
+bool ktr_failsafe_lock_held(void);
+/* engine.c, for the fail-safe: process context, under failsafe_lock */
 void ktr_activation_pause(void);
 const char *ktr_activation_resume(void);
 void ktr_activation_give_up(const char *why);

@@ -42,6 +42,13 @@ static const char *const reason_names[KTR_FS_NR] = {
 
 #define KTR_FS_TRIES 10
 
+/*
+ * failsafe_lock: the work's whole run (pause, repair, resume or give-up:
+ * engine.c asserts it), closing at stop, and the counters. The work and
+ * ktr_failsafe_stop() take it; nothing else may. Outermost of the
+ * engine's locks: the work takes the publisher's, the workers', the
+ * bindings' and the audit's inside it (engine.h, "Locking").
+ */
 static DEFINE_MUTEX(failsafe_lock);
 static unsigned long pending;		/* a bit per enum ktr_failsafe_reason */
 static bool closed = true;		/* until the load is done, and after */
@@ -54,6 +61,13 @@ static atomic64_t seen_patch_missed, seen_mirror_missed;
 
 static void failsafe_fn(struct work_struct *work);
 static DECLARE_WORK(failsafe_work, failsafe_fn);
+
+#ifdef CONFIG_LOCKDEP
+bool ktr_failsafe_lock_held(void)
+{
+	return lockdep_is_held(&failsafe_lock);
+}
+#endif
 
 /* Context: any (kprobe and ftrace handlers included); does not sleep. */
 void ktr_failsafe_trip(enum ktr_failsafe_reason why)

@@ -21,6 +21,7 @@
 #include <linux/io.h>
 #include <linux/kallsyms.h>
 #include <linux/parser.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -158,8 +159,16 @@ static int parse_command(char *buf, struct inject_cmd *cmd)
 	} else if (!cmd->has_va && !node_wide(cmd->verb)) {
 		return -EINVAL;
 	}
-	if (!node_wide(cmd->verb) && !ktr_find_chunk(cmd->va))
-		return -ERANGE;
+	if (!node_wide(cmd->verb)) {
+		bool replicated;
+
+		/* a module chunk is looked up under RCU (ktr_find_chunk()) */
+		rcu_read_lock();
+		replicated = ktr_find_chunk(cmd->va);
+		rcu_read_unlock();
+		if (!replicated)
+			return -ERANGE;
+	}
 	return 0;
 }
 
@@ -197,7 +206,9 @@ static int mark_stale_entry(int nid, int want_level)
 	struct ktr_table *t, *best = NULL;
 	unsigned int i, best_i = 0;
 
-	list_for_each_entry(t, &n->tables, list) {
+	/* a module load may be growing the list: see ktr_owned_table() */
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &n->tables, list) {
 		u64 *own = page_address(t->page), *master = ktr_master_table_of(t);
 
 		if (!master || (want_level >= 0 && t->level != want_level) ||
@@ -212,6 +223,7 @@ static int mark_stale_entry(int nid, int want_level)
 			}
 		}
 	}
+	rcu_read_unlock();
 	if (!best)
 		return want_level == 0 || want_level < 0 ?
 			       mark_shared_root_entry(nid) : -ENOENT;
@@ -273,11 +285,17 @@ int ktr_inject(const char *text)
 		return ret;
 	switch (cmd.verb) {
 	case V_FLIP:
+		/* a module chunk stays valid under RCU; the write is atomic */
+		rcu_read_lock();
 		c = ktr_find_chunk(cmd.va);
-		b = *(u8 *)(page_address(c->copy[cmd.node]) + (cmd.va - c->va));
-		b ^= 0xff;
-		ktr_replica_write(cmd.node, cmd.va, &b, -1, 1);
-		return 0;
+		if (c) {
+			b = *(u8 *)(page_address(c->copy[cmd.node]) +
+				    (cmd.va - c->va));
+			b ^= 0xff;
+			ktr_replica_write(cmd.node, cmd.va, &b, -1, 1);
+		}
+		rcu_read_unlock();
+		return c ? 0 : -ERANGE;
 	case V_RETVAL:
 	case V_TRAP:
 		return write_insn(&cmd);
@@ -285,9 +303,13 @@ int ktr_inject(const char *text)
 		if (!cmd.has_to || cmd.to >= nr_node_ids || !node_online(cmd.to))
 			return -EINVAL;
 		e = node_leaf_entry(cmd.node, cmd.va);
+		rcu_read_lock();
 		c = ktr_find_chunk(cmd.va);
-		WRITE_ONCE(*e, (*e & ~ktr.geom.addr_mask) | ktr_chunk_pa(c, cmd.to));
-		return 0;
+		if (c)
+			WRITE_ONCE(*e, (*e & ~ktr.geom.addr_mask) |
+				       ktr_chunk_pa(c, cmd.to));
+		rcu_read_unlock();
+		return c ? 0 : -ERANGE;
 	case V_WRITABLE:
 		e = node_leaf_entry(cmd.node, cmd.va);
 		WRITE_ONCE(*e, ktr_arch.make_writable(*e));

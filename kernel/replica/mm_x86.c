@@ -27,6 +27,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -58,6 +59,17 @@ struct ktr_bound {
 	char comm[TASK_COMM_LEN];
 };
 
+/*
+ * bind_lock: the bound list, the past ring, the events' tail, mm_on and
+ * list_dirty. The scan work, the bind file, the debugfs lists, the test
+ * build's injection and mm_stop() take it. The fork and exec probes
+ * never do: they run with preemption off, write one mm's image entry
+ * (any value they write maps the same bytes) and claim an event slot
+ * with an atomic, which the scan drains under the lock. mm_start() and
+ * mm_stop() rewrite the leaves' global bits outside it: only load,
+ * unload and the fail-safe (under failsafe_lock) call them, one at a
+ * time.
+ */
 static DEFINE_MUTEX(bind_lock);
 static LIST_HEAD(bound_list);
 static bool auto_bind = true;
@@ -102,8 +114,10 @@ static unsigned int past_head;
 static void note_past(pid_t pid, int node, u64 since, u64 until,
 		      const char *comm)
 {
-	struct ktr_past *e = &past[past_head++ % KTR_PAST];
+	struct ktr_past *e;
 
+	lockdep_assert_held(&bind_lock);
+	e = &past[past_head++ % KTR_PAST];
 	*e = (struct ktr_past){ .pid = pid, .node = node, .since = since,
 				.until = until };
 	strscpy(e->comm, comm, sizeof(e->comm));
@@ -182,6 +196,7 @@ static struct ktr_bound *find_bound(pid_t pid)
 {
 	struct ktr_bound *b;
 
+	lockdep_assert_held(&bind_lock);
 	list_for_each_entry(b, &bound_list, list)
 		if (b->pid == pid)
 			return b;
@@ -203,6 +218,7 @@ static void point_mm(struct mm_struct *mm, int nid)
  */
 static void release_mm(struct ktr_bound *b, u64 until)
 {
+	lockdep_assert_held(&bind_lock);
 	if (!b->mm)
 		return;
 	point_mm(b->mm, NUMA_NO_NODE);
@@ -283,6 +299,7 @@ static void mark_since(void)
 	struct ktr_bound *b;
 	u64 now = local_clock();
 
+	lockdep_assert_held(&bind_lock);
 	list_for_each_entry(b, &bound_list, list)
 		if (b->mm && !b->since)
 			b->since = now;
@@ -379,6 +396,7 @@ static int drain_events(struct ktr_bind_event *ev, int max)
 	unsigned int head = atomic_read(&event_head);
 	int n = 0;
 
+	lockdep_assert_held(&bind_lock);
 	if (head - event_tail > KTR_EVENTS)
 		event_tail = head - KTR_EVENTS;	/* overrun: the oldest are gone */
 	while (event_tail != head && n < max) {
@@ -419,6 +437,7 @@ static void scan_locked(void)
 	int *nodes, n, i, nev;
 	u64 now;
 
+	lockdep_assert_held(&bind_lock);
 	ev = kmalloc_array(KTR_EVENTS, sizeof(*ev), GFP_KERNEL);
 	if (!ev)
 		return;
@@ -469,6 +488,7 @@ static bool prune_by_hand(void)
 	struct ktr_bound *b, *tmp;
 	bool changed = false;
 
+	lockdep_assert_held(&bind_lock);
 	list_for_each_entry_safe(b, tmp, &bound_list, list) {
 		if (b->manual || b->excluded)
 			changed |= keep_by_hand(b);
@@ -585,8 +605,14 @@ static int make_text_nonglobal(void)
 			int level;
 			u64 *e = ktr_walk(ktr.master_root, va, -1, &level);
 			u64 v = READ_ONCE(*e);
-			unsigned long step = ktr_level_size(level);
+			unsigned long step = ktr_level_size(level), flags;
 
+			/*
+			 * Against the table mirror, which compares a node's
+			 * copy of the image's upper tables with the master's
+			 * and could write back the bit between our two writes
+			 */
+			raw_spin_lock_irqsave(&ktr.tables_lock, flags);
 			if (ktr_arch.present(v) && (v & _PAGE_GLOBAL) &&
 			    nr_nonglobal < cap) {
 				nonglobal[nr_nonglobal++] =
@@ -604,6 +630,7 @@ static int make_text_nonglobal(void)
 				if (ne != e && ktr_arch.present(*ne))
 					WRITE_ONCE(*ne, *ne & ~_PAGE_GLOBAL);
 			}
+			raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
 			va = (va & ~(step - 1)) + step;
 		}
 	}

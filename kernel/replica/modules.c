@@ -43,13 +43,15 @@
  * The arm64 audit (patch.c) covers module chunks as it covers the core's,
  * from the sums taken with the copy.
  *
- * Context: process (notifier, load, unload) for modules; the mirror in
- * kretprobe handlers, any context, under ktr.tables_lock.
+ * Context: process (notifier, load, unload) for modules, under
+ * mods_lock; the mirror in kretprobe handlers, any context, under
+ * ktr.tables_lock. engine.h, "Locking", has the whole picture.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/io.h>
 #include <linux/kprobes.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -106,9 +108,32 @@ struct ktr_master_copy {
 	phys_addr_t loader_pa;
 };
 
+/*
+ * mods_lock serializes everything that changes ktr_modules or a listed
+ * module: the module notifier (process, from the loader), the load's
+ * first pass over the live modules, ktr_modules_stop() and _free(); and
+ * the debugfs readers of the list take it for a stable view. Atomic
+ * readers (the patch hooks, the mirror, ktr_replica_write()) walk the
+ * list under RCU without it: entries go with list_del_rcu() and are
+ * freed after synchronize_rcu(). While following, its holder is also
+ * the only writer of the engine's page accounting and of the nodes'
+ * table lists (engine.h).
+ */
 static LIST_HEAD(ktr_modules);
 static DEFINE_MUTEX(mods_lock);
 static bool following;		/* notifier and mirror hooks registered */
+
+#ifdef CONFIG_LOCKDEP
+bool ktr_modules_lock_held(void)
+{
+	return lockdep_is_held(&mods_lock);
+}
+
+bool ktr_modules_following(void)
+{
+	return READ_ONCE(following);
+}
+#endif
 static atomic64_t nr_mirrored;
 /*
  * The VAs the owned leaf and next-to-leaf tables cover, inclusive (the
@@ -135,11 +160,13 @@ static void flush_module(const struct ktr_module *km)
 		ktr_arch.flush_kernel_range(km->rodata_start, km->rodata_end);
 }
 
+/* Context: under mods_lock, or an RCU reader (preemption off is one) */
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 {
 	struct ktr_module *km;
 
-	list_for_each_entry_rcu(km, &ktr_modules, list, true) {
+	list_for_each_entry_rcu(km, &ktr_modules, list,
+				lockdep_is_held(&mods_lock)) {
 		if (!module_covers(km, va))
 			continue;
 		if (!READ_ONCE(km->ready) ||
@@ -160,7 +187,9 @@ struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 	struct ktr_module *km;
 	int i;
 
-	list_for_each_entry_rcu(km, &ktr_modules, list, true) {
+	/* the arm64 poke probe: preemption off */
+	list_for_each_entry_rcu(km, &ktr_modules, list,
+				lockdep_is_held(&mods_lock)) {
 		if (!READ_ONCE(km->ready))
 			continue;
 		for (i = 0; i < km->nr_chunks; i++) {
@@ -180,6 +209,7 @@ static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
 {
 	struct ktr_chunk *c;
 
+	lockdep_assert_held(&ktr.tables_lock);
 	*want = master;
 	if (t->level < ktr.geom.levels - 1 && ktr_arch.present(cur) &&
 	    !ktr_arch.leaf(cur, t->level, ktr.geom.levels)) {
@@ -498,6 +528,7 @@ static int copy_module(struct ktr_module *km)
 {
 	int i, nid, pass;
 
+	lockdep_assert_held(&mods_lock);
 	if (ktr.text_mutex)
 		mutex_lock(ktr.text_mutex);
 	for (i = 0; i < km->nr_chunks; i++) {
@@ -529,6 +560,8 @@ static void note_owned_span(void)
 	unsigned long flags, lo = ULONG_MAX, last = 0;
 	int nid;
 
+	/* the lists' only writer is this thread: see ktr_owned_table() */
+	lockdep_assert_held(&mods_lock);
 	for_each_online_node(nid) {
 		struct ktr_table *t;
 
@@ -600,6 +633,7 @@ static void plan_leaf_writes(struct leaf_move *m, int i)
 	u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
 	u64 master = READ_ONCE(*e);
 
+	lockdep_assert_held(&ktr.tables_lock);
 	if (mc->page) {
 		phys_addr_t to = m->to_copies ? page_to_phys(mc->page) :
 						mc->loader_pa;
@@ -675,6 +709,7 @@ static void move_leaves(struct ktr_module *km, bool to_copies)
 	struct leaf_move m = { .km = km, .to_copies = to_copies };
 	unsigned long flags;
 
+	lockdep_assert_held(&mods_lock);
 	/*
 	 * stop_machine() excludes an arm64 patch, made with interrupts off;
 	 * an x86 one sleeps under text_mutex, which must not be taken
@@ -699,6 +734,7 @@ static int map_module(struct ktr_module *km)
 {
 	int i, nid;
 
+	lockdep_assert_held(&mods_lock);
 	for_each_online_node(nid) {
 		struct ktr_node *n = &ktr.nodes[nid];
 
@@ -727,6 +763,7 @@ static void master_leaves_global(struct ktr_module *km, bool global)
 {
 	int i;
 
+	lockdep_assert_held(&mods_lock);
 	if (ktr.activation != KTREPL_ACT_MM || !ktr_arch.mm->leaf_global)
 		return;
 	for (i = 0; i < km->nr_chunks; i++) {
@@ -749,6 +786,7 @@ static void master_leaves_global(struct ktr_module *km, bool global)
 /* every leaf back on the loader's pages, every TLB flushed, unlisted */
 static void unmap_and_unlist(struct ktr_module *km)
 {
+	lockdep_assert_held(&mods_lock);
 	master_leaves_global(km, true);
 	if (READ_ONCE(km->mapped))
 		move_leaves(km, false);
@@ -761,6 +799,7 @@ static struct ktr_module *find_listed(struct module *mod)
 {
 	struct ktr_module *km;
 
+	lockdep_assert_held(&mods_lock);
 	list_for_each_entry(km, &ktr_modules, list)
 		if (km->mod == mod)
 			return km;
@@ -792,6 +831,7 @@ static int replicate_module(struct module *mod)
 	struct ktr_module *km;
 	int ret;
 
+	lockdep_assert_held(&mods_lock);
 	if (find_listed(mod))
 		return 0;
 	/*
@@ -856,6 +896,7 @@ static int replicate_module(struct module *mod)
 
 static void forget_module(struct ktr_module *km)
 {
+	lockdep_assert_held(&mods_lock);
 	unmap_and_unlist(km);
 	free_module_replicas(km);
 	if (ktr.alias_protected && ktr_arch.protect_changes_aliases)

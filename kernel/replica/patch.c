@@ -63,6 +63,11 @@ static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
 /* test build: the next patches the hook sees are dropped, as misses */
 static atomic_t force_drop;
 static atomic64_t nr_audits, nr_audit_repairs;
+/*
+ * log_lock guards the ring and patch_seq: the hooks (any context) and
+ * the audit append under it, debugfs copies the ring out under it.
+ * Innermost: nothing is taken inside it.
+ */
 static DEFINE_RAW_SPINLOCK(log_lock);
 static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
 static u64 patch_seq;	/* under log_lock */
@@ -82,11 +87,20 @@ static bool write_taken_over;
 static struct kretprobe patch_kretprobe;
 static bool audit_on;
 /*
- * The hook holds it over master and replica writes, the audit over its
- * comparison of one page: the audit never sees half a patch.
+ * hook_lock: the hooks (kprobe, kretprobe or ftrace handler, interrupts
+ * off) hold it over the master and replica writes of one patch, and
+ * over setting and clearing poked; the audit and the resync hold it over
+ * their comparison and repair of one page. So neither ever sees half a
+ * patch. Raw, for the handlers. Only ktr_replica_write() and
+ * ktr_write_phys() run inside it.
  */
 static DEFINE_RAW_SPINLOCK(hook_lock);
-/* the audit's per-page sums and the audit itself */
+/*
+ * audit_lock: the chunks' sums and one audit or resync pass at a time
+ * (the audit work, the fail-safe's resync, the test build's audit
+ * miss); ktr_patch_flush() takes it to wait for a pass. Inside it come
+ * mods_lock (module chunks), text_mutex and hook_lock.
+ */
 static DEFINE_MUTEX(audit_lock);
 
 static void audit_fn(struct work_struct *work);
@@ -184,6 +198,8 @@ static void *slot_map(struct page *page)
 {
 	struct ktr_slot *s = &slots[smp_processor_id()];
 
+	/* the slot is this CPU's until slot_unmap(): nothing may preempt */
+	lockdep_assert_irqs_disabled();
 	set_pte(s->pte, mk_pte(page, PAGE_KERNEL));
 	return s->va;
 }
@@ -192,6 +208,7 @@ static void slot_unmap(void)
 {
 	struct ktr_slot *s = &slots[smp_processor_id()];
 
+	lockdep_assert_irqs_disabled();
 	set_pte(s->pte, __pte(0));
 	ktr_arch.flush_local((unsigned long)s->va);
 }
@@ -416,6 +433,7 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 	size_t first = PAGE_SIZE, last = 0, b;
 	int nid;
 
+	lockdep_assert_held(&audit_lock);
 	raw_spin_lock_irqsave(&hook_lock, flags);
 	/* mid-patch: the unmap passes it on */
 	if (poked.chunk == c && poked.va == master) {

@@ -29,6 +29,7 @@
 #include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -79,6 +80,7 @@ static void switch_ttbr1(phys_addr_t root, bool cnp)
 	struct mm_struct *mm = current->active_mm;
 	u64 t = ktime_get_ns();
 
+	lockdep_assert_irqs_disabled();
 	/* off the user tables, onto the identity map with ASID 0 */
 	write_sysreg(reserved, ttbr0_el1);
 	isb();
@@ -104,6 +106,7 @@ static bool install_here(void)
 {
 	phys_addr_t want = root_of_cpu(smp_processor_id());
 
+	lockdep_assert_irqs_disabled();
 	if (loaded_root() == want) {
 		this_cpu_write(installed_root, want);
 		return false;
@@ -114,6 +117,7 @@ static bool install_here(void)
 
 static void uninstall_here(void)
 {
+	lockdep_assert_irqs_disabled();
 	if (loaded_root() != pc.swapper)
 		switch_ttbr1(pc.swapper, pc.swapper_cnp);
 	this_cpu_write(installed_root, pc.swapper);
@@ -128,8 +132,14 @@ static int cpu_online_cb(unsigned int cpu)
 	if (READ_ONCE(pc.on))
 		moved = install_here();
 	local_irq_restore(flags);
+	/*
+	 * Only the CPU roots changed, which the refresh that does not sleep
+	 * covers. The one that sleeps would take the descriptor's mutex and
+	 * then mods_lock here, under the CPU hotplug lock, while a module
+	 * load may hold mods_lock and wait for that lock in stop_machine().
+	 */
 	if (moved)
-		ktr_notify_changed(true);
+		ktr_notify_changed(false);
 	return 0;
 }
 
@@ -140,7 +150,8 @@ static int cpu_offline_cb(unsigned int cpu)
 	local_irq_save(flags);
 	uninstall_here();
 	local_irq_restore(flags);
-	ktr_notify_changed(true);
+	/* as in cpu_online_cb(): no mutex under the CPU hotplug lock */
+	ktr_notify_changed(false);
 	return 0;
 }
 

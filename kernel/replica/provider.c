@@ -10,6 +10,7 @@
 
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/rculist.h>
 
 #include "engine.h"
 
@@ -54,9 +55,14 @@ static void chunk_mapping(struct ktr_node *mem, u64 *root,
 		v = READ_ONCE(table[ktr_level_index(m->va, l)]);
 		if (!ktr_arch.present(v) || ktr_arch.leaf(v, l, ktr.geom.levels))
 			break;
-		/* private all the way down unless a master page is met */
+		/*
+		 * private all the way down unless a master page is met; a
+		 * module load may be growing the node's table list
+		 */
+		rcu_read_lock();
 		m->shared = !(l + 1 < ktr.geom.levels && mem->root &&
 			      ktr_owned_table(mem, l + 1, m->va));
+		rcu_read_unlock();
 		table = ktr_table_va(v);
 	}
 	if (l == ktr.geom.levels)
@@ -90,14 +96,21 @@ static int ktr_walk_mappings(int nid, ktrepl_mapping_fn fn, void *arg)
 	return 0;
 }
 
+/* debugfs, while a module load may be growing the list: see build.c */
 static bool owns_page(struct ktr_node *n, u64 entry)
 {
 	struct ktr_table *t;
+	bool own = false;
 
-	list_for_each_entry(t, &n->tables, list)
-		if (page_to_phys(t->page) == (entry & ktr.geom.addr_mask))
-			return true;
-	return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &n->tables, list) {
+		if (page_to_phys(t->page) == (entry & ktr.geom.addr_mask)) {
+			own = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return own;
 }
 
 static int ktr_root_diff(int nid, unsigned int *own, unsigned int *differ)

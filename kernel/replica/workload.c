@@ -14,6 +14,7 @@
 #include <linux/io.h>
 #include <linux/crc32.h>
 #include <linux/kthread.h>
+#include <linux/lockdep.h>
 #include <linux/math.h>
 #include <linux/pid.h>
 #include <linux/mutex.h>
@@ -42,6 +43,13 @@ struct ktr_worker {
 	unsigned long probe;
 };
 
+/*
+ * workload_lock: the workers' tasks, workload_mode and workload_closed.
+ * The debugfs control, the task list (debugfs and the descriptor), the
+ * fail-safe (through ktr_workload_ctl()) and unload take it. A worker
+ * reads the mode once at its start, while the control that started it
+ * still holds the lock; ktr_workload_mode() reads it locklessly.
+ */
 static DEFINE_MUTEX(workload_lock);
 static struct ktr_worker *workers;	/* [nr_node_ids] */
 static enum ktrepl_workload_mode workload_mode;
@@ -199,6 +207,7 @@ static void workload_stop_locked(void)
 {
 	int nid;
 
+	lockdep_assert_held(&workload_lock);
 	for_each_online_node(nid) {
 		struct ktr_worker *w = &workers[nid];
 
@@ -221,6 +230,7 @@ static int workload_start_locked(enum ktrepl_workload_mode mode)
 {
 	int nid;
 
+	lockdep_assert_held(&workload_lock);
 	workload_mode = mode;
 	for_each_online_node(nid) {
 		const struct cpumask *mask = cpumask_of_node(nid);
@@ -316,6 +326,7 @@ static void task_record(const struct ktr_worker *w,
 	const struct ktr_node *mem = &ktr.nodes[ktr.nodes[w->nid].memory_nid];
 	bool on_node = workload_mode == KTREPL_WORKLOAD_NODE && mem->mm;
 
+	lockdep_assert_held(&workload_lock);
 	r->pid = task_pid_nr(w->task);
 	get_task_comm(r->comm, w->task);
 	r->node = w->nid;
