@@ -123,7 +123,9 @@ static int resolve_symbols(void)
 static int find_master_node(void)
 {
 	unsigned long text = ktr.regions[0].start;
-	struct ktr_chunk *first = ktr_find_chunk(text);
+	/* the core's own: no module is replicated yet */
+	struct ktr_chunk *first = ktr_search_chunks(ktr.chunks, ktr.nr_chunks,
+						    text);
 
 	if (!first)
 		return NUMA_NO_NODE;

@@ -856,22 +856,31 @@ int ktr_patch_force_miss(const char *kind, unsigned long va)
 		return 0;
 	}
 	if (!strcmp(kind, "audit")) {
-		struct ktr_chunk *c = ktr_find_chunk(va);
+		struct ktr_chunk *c;
 		unsigned int p;
 		int nid;
 		u8 b;
 
-		if (!c || !c->sums || !READ_ONCE(audit_on))
-			return -EOPNOTSUPP;
-		p = (va - c->va) >> PAGE_SHIFT;
 		mutex_lock(&audit_lock);
-		for_each_replica(c, nid) {
-			b = *(u8 *)(page_address(c->copy[nid]) + (va - c->va));
-			b ^= 0xff;
-			ktr_replica_write(nid, va, &b, -1, 1);
+		/* a module chunk stays valid under RCU; the writes are atomic */
+		rcu_read_lock();
+		c = ktr_find_chunk(va);
+		if (c && c->sums && READ_ONCE(audit_on)) {
+			p = (va - c->va) >> PAGE_SHIFT;
+			for_each_replica(c, nid) {
+				b = *(u8 *)(page_address(c->copy[nid]) +
+					    (va - c->va));
+				b ^= 0xff;
+				ktr_replica_write(nid, va, &b, -1, 1);
+			}
+			c->sums[p] ^= 1;
+		} else {
+			c = NULL;
 		}
-		c->sums[p] ^= 1;
+		rcu_read_unlock();
 		mutex_unlock(&audit_lock);
+		if (!c)
+			return -EOPNOTSUPP;
 		mod_delayed_work(system_wq, &audit_work, 0);
 		return 0;
 	}
