@@ -40,8 +40,9 @@
  * workload_lock (mutex, workload.c) guards the workers' array and the
  * mode; the debugfs control, the task list and the fail-safe take it.
  * A worker writes its own progress fields with preemption off and
- * readers read them locklessly; workload_fn() reads the mode once,
- * after ktr_workload_ctl() set it under the lock that is still held.
+ * readers read them locklessly; workload_fn() reads the mode once, at
+ * its start, and the mode changes only after kthread_stop() of every
+ * worker.
  *
  * bind_lock (mutex, mm_x86.c) guards the bound list, the past ring, the
  * events' tail and mm_on: the scan work, the bind file, the debugfs

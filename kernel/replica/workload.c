@@ -47,8 +47,9 @@ struct ktr_worker {
  * workload_lock: the workers' tasks, workload_mode and workload_closed.
  * The debugfs control, the task list (debugfs and the descriptor), the
  * fail-safe (through ktr_workload_ctl()) and unload take it. A worker
- * reads the mode once at its start, while the control that started it
- * still holds the lock; ktr_workload_mode() reads it locklessly.
+ * reads the mode once, at its start, and the mode changes only after
+ * kthread_stop() of every worker; ktr_workload_mode() reads it
+ * locklessly.
  */
 static DEFINE_MUTEX(workload_lock);
 static struct ktr_worker *workers;	/* [nr_node_ids] */
