@@ -36,25 +36,15 @@
 static struct ktrepl_provider *prov;
 static struct dentry *ktrepl_dir;
 
-static const char *const activation_names[] = {
-	[KTREPL_ACT_NONE] = "none",
-	[KTREPL_ACT_INACTIVE] = "inactive",
-	[KTREPL_ACT_WORKLOAD] = "workload",
-	[KTREPL_ACT_PERCPU] = "percpu",
-	[KTREPL_ACT_MM] = "mm",
-};
-
 const char *ktrepl_activation_name(enum ktrepl_activation act)
 {
-	return activation_names[act];
+	return ktrepl_activation_str(act) ?: "?";
 }
 
-static const char *const role_names[] = {
-	[KTREPL_DESC_ROLE_NONE] = "none",
-	[KTREPL_DESC_ROLE_MASTER] = "master",
-	[KTREPL_DESC_ROLE_REPLICA] = "replica",
-	[KTREPL_DESC_ROLE_ALIAS] = "alias",
-};
+static const char *role_name(u32 role)
+{
+	return ktrepl_role_str(role) ?: "?";
+}
 
 /* A node's role, one KTREPL_DESC_ROLE_*: the same in debugfs and dumps. */
 u32 ktrepl_node_role(const struct ktrepl_provider *p, int nid)
@@ -151,7 +141,7 @@ static int summary_show(struct seq_file *m, void *v)
 		   prov->arch,
 		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
 		   prov->master_node, num_online_nodes(),
-		   activation_names[prov->activation], propagate, patches,
+		   ktrepl_activation_name(prov->activation), propagate, patches,
 		   bytes, missed, total, (u64)prov->master_root,
 		   ktrepl_direct_map(prov), prov->allocations, prov->load_ns,
 		   prov->replicate_ns, prov->hook_ns, prov->memcpy_ns,
@@ -166,7 +156,7 @@ static int summary_show(struct seq_file *m, void *v)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",
 			   nid, prov->memory_node(nid),
-			   node_state(nid, N_MEMORY) ? 1 : 0, role_names[ktrepl_node_role(prov, nid)],
+			   node_state(nid, N_MEMORY) ? 1 : 0, role_name(ktrepl_node_role(prov, nid)),
 			   cpumask_pr_args(cpumask_of_node(nid)),
 			   (u64)prov->node_root(nid), prov->overhead_bytes(nid),
 			   (u64)PFN_PHYS(node_start_pfn(nid)),

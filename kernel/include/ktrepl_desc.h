@@ -27,11 +27,13 @@
 #define KTREPL_DESC_MAGIC_LEN 16
 #define KTREPL_DESC_MAX_BYTES (1U << 20)
 
+/* nodes[].role; ktrepl_role_str() (ktrepl_abi.h) spells them */
 enum {
 	KTREPL_DESC_ROLE_NONE,
 	KTREPL_DESC_ROLE_MASTER,
 	KTREPL_DESC_ROLE_REPLICA,
 	KTREPL_DESC_ROLE_ALIAS,
+	KTREPL_DESC_ROLE_NR
 };
 
 struct ktrepl_desc_node {

@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 
+#include "ktrepl_abi.h"	/* enum ktrepl_activation */
 #include "ktrepl_desc.h"	/* KTREPL_DESC_MAX_MODULES */
 
 /*
@@ -15,13 +16,6 @@
  * state, and the publisher would run unchanged. See docs/abi.md.
  */
 
-enum ktrepl_activation {
-	KTREPL_ACT_NONE,	/* nothing to replicate (one memory node) */
-	KTREPL_ACT_INACTIVE,	/* replicas built, no CPU runs on them */
-	KTREPL_ACT_WORKLOAD,	/* selected kernel threads run on them */
-	KTREPL_ACT_PERCPU,	/* every CPU runs on its node's set */
-	KTREPL_ACT_MM,		/* node-bound processes run on their set */
-};
 
 struct ktrepl_region {
 	const char *name;	/* "text", "rodata" */

@@ -135,45 +135,22 @@ static int for_each_line(struct kt_state *st, const char *dir,
 	return ret;
 }
 
-static const char *const role_names[KT_ROLE_NR] = {
-	[KT_ROLE_NONE] = "none",
-	[KT_ROLE_MASTER] = "master",
-	[KT_ROLE_REPLICA] = "replica",
-	[KT_ROLE_ALIAS] = "alias",
-};
-
-static const char *const activation_names[KT_ACT_NR] = {
-	[KT_ACT_NONE] = "none",
-	[KT_ACT_INACTIVE] = "inactive",
-	[KT_ACT_WORKLOAD] = "workload",
-	[KT_ACT_PERCPU] = "percpu",
-	[KT_ACT_MM] = "mm",
-	[KT_ACT_GONE] = "gone",
-};
-
 const char *kt_role_name(enum kt_role role)
 {
-	return role < KT_ROLE_NR ? role_names[role] : "?";
+	return ktrepl_role_str(role) ?: "?";
 }
 
 const char *kt_activation_name(enum kt_activation act)
 {
-	return act < KT_ACT_NR ? activation_names[act] : "?";
-}
-
-static int name_index(const char *const *names, int nr, const char *name)
-{
-	int i;
-
-	for (i = 0; i < nr; i++)
-		if (!strcmp(names[i], name))
-			return i;
-	return -1;
+	/* "gone" is the tools' own word, never the kernel's */
+	if (act == KT_ACT_GONE)
+		return "gone";
+	return ktrepl_activation_str(act) ?: "?";
 }
 
 int kt_role_parse(const char *name, enum kt_role *role)
 {
-	int i = name_index(role_names, KT_ROLE_NR, name);
+	int i = ktrepl_abi_lookup(ktrepl_role_str, KT_ROLE_NR, name);
 
 	if (i < 0)
 		return -1;
@@ -183,8 +160,7 @@ int kt_role_parse(const char *name, enum kt_role *role)
 
 int kt_activation_parse(const char *name, enum kt_activation *act)
 {
-	/* "gone" is the tools' own word, never the kernel's */
-	int i = name_index(activation_names, KT_ACT_GONE, name);
+	int i = ktrepl_abi_lookup(ktrepl_activation_str, KTREPL_ACT_NR, name);
 
 	if (i < 0)
 		return -1;

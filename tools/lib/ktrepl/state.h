@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "ktrepl_abi.h"
 #include "ktrepl_desc.h"
 #include "memsrc.h"
 #include "numa.h"	/* KT_MAX_NODES, KT_MAX_CPUS */
@@ -22,22 +23,23 @@
 #define KT_CPULIST_MAX 4096
 
 /* A node's part, as KTREPL_DESC_ROLE_* numbers it in the descriptor. */
+/* the descriptor's KTREPL_DESC_ROLE_*, by number (ktrepl_desc.h) */
 enum kt_role {
-	KT_ROLE_NONE,		/* nothing replicated (one memory node) */
-	KT_ROLE_MASTER,		/* holds the kernel's own text */
-	KT_ROLE_REPLICA,	/* has its own copy and tables */
-	KT_ROLE_ALIAS,		/* memoryless: uses its memory node's */
-	KT_ROLE_NR
+	KT_ROLE_NONE = KTREPL_DESC_ROLE_NONE,
+	KT_ROLE_MASTER = KTREPL_DESC_ROLE_MASTER,
+	KT_ROLE_REPLICA = KTREPL_DESC_ROLE_REPLICA,
+	KT_ROLE_ALIAS = KTREPL_DESC_ROLE_ALIAS,
+	KT_ROLE_NR = KTREPL_DESC_ROLE_NR
 };
 
-/* Who runs on the replicas (debugfs "activation="). */
+/* Who runs on the replicas: the kernel's own list (ktrepl_abi.h). */
 enum kt_activation {
-	KT_ACT_NONE,		/* nothing to replicate */
-	KT_ACT_INACTIVE,	/* built; no CPU runs on them */
-	KT_ACT_WORKLOAD,	/* ktrepl's worker threads do */
-	KT_ACT_PERCPU,		/* every CPU runs on its node's set */
-	KT_ACT_MM,		/* node-bound processes run on their set */
-	KT_ACT_GONE,		/* the module went away while a tool ran */
+	KT_ACT_NONE = KTREPL_ACT_NONE,
+	KT_ACT_INACTIVE = KTREPL_ACT_INACTIVE,
+	KT_ACT_WORKLOAD = KTREPL_ACT_WORKLOAD,
+	KT_ACT_PERCPU = KTREPL_ACT_PERCPU,
+	KT_ACT_MM = KTREPL_ACT_MM,
+	KT_ACT_GONE = KTREPL_ACT_NR,	/* the module went away meanwhile */
 	KT_ACT_NR
 };
 
