@@ -23,14 +23,16 @@
  * through the publisher. cpuhp callbacks run under the CPU hotplug lock
  * and so take none of the mutexes below (they notify the publisher
  * without sleeping). Each lock below names what it guards, who takes
- * it, and who may go without it; the writer of anything not named here
- * is the one thread of ktr_engine_init() or ktr_engine_free(), which run
- * while no hook is registered and no publisher is up. Order, outermost
- * first (a path may skip levels):
+ * it, and who may go without it; struct ktr_engine says which of its
+ * fields only ktr_engine_init() and ktr_engine_free() write. Order,
+ * outermost first (a path may skip levels):
  *
  *   failsafe_lock > desc_lock (debugfs/vmcore_desc.c) > workload_lock,
  *   bind_lock > audit_lock > mods_lock > cpus_read_lock (stop_machine)
- *   > text_mutex > hook_lock, tables_lock > log_lock
+ *   > text_mutex > hook_lock, tables_lock, log_lock
+ *
+ * The last three are raw spinlocks, innermost: none is taken inside
+ * another, and nothing that sleeps or takes a lock is called under them.
  *
  * failsafe_lock (mutex, failsafe.c) serializes the fail-safe work with
  * ktr_failsafe_stop(), and so the pause, resume and give-up of the
