@@ -232,6 +232,7 @@ static void release_mm(struct ktr_bound *b, u64 until)
 
 static void drop_bound(struct ktr_bound *b)
 {
+	lockdep_assert_held(&bind_lock);
 	release_mm(b, local_clock());
 	list_del(&b->list);
 	kfree(b);
@@ -250,6 +251,7 @@ static bool bind_task(struct task_struct *p, int nid, bool manual,
 	struct mm_struct *mm = get_task_mm(p);
 	bool changed = false;
 
+	lockdep_assert_held(&bind_lock);
 	if (!mm)
 		return false;
 	if (!b) {
@@ -348,6 +350,7 @@ static bool keep_by_hand(struct ktr_bound *b)
 	struct task_struct *p = get_group(b->pid);
 	bool changed = false;
 
+	lockdep_assert_held(&bind_lock);
 	if (!p || !p->mm) {
 		drop_bound(b);
 		changed = true;
