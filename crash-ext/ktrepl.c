@@ -7,27 +7,18 @@
 #include "defs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 
 #include "check.h"
+#include "dump_check.h"
 #include "memsrc.h"
 #include "output.h"
 #include "qemu_cpu.h"
 #include "report.h"
 #include "state.h"
 #include "symbols.h"
-
-static int crash_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
-			   size_t len, struct kt_err *err)
-{
-	if (!readmem(pa, PHYSADDR, buf, (long)len, "ktrepl",
-		     RETURN_ON_ERROR | QUIET))
-		return kt_err_set(err, ENODATA,
-				  "physical 0x%" PRIx64 "+%zu is not in the dump (filtered or truncated)",
-				  pa, len);
-	return 0;
-}
 
 static int crash_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 			    size_t len, struct kt_err *err)
@@ -41,10 +32,139 @@ static int crash_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 	return 0;
 }
 
+/*
+ * ktrepl.ko's own record of its descriptor (kernel/debugfs/vmcore_desc.c;
+ * 0 while unpublished). crash has it where a module's data symbols are
+ * in its in-memory symtab (x86_64's KALLSYMS_ALL), not in minimal mode.
+ */
+#define DESCRIPTOR_PA_SYMBOL "ktrepl_descriptor_pa"
+
+static int crash_descriptor_hint(struct kt_memsrc *src, uint64_t *pa)
+{
+	uint64_t val;
+
+	if (!symbol_exists(DESCRIPTOR_PA_SYMBOL) ||
+	    !readmem(symbol_value(DESCRIPTOR_PA_SYMBOL), KVADDR, &val,
+		     sizeof(val), DESCRIPTOR_PA_SYMBOL, RETURN_ON_ERROR | QUIET))
+		return -ENOENT;
+	*pa = val;
+	return 0;
+}
+
+/*
+ * What the dump holds, for the descriptor scan: kdump-tools loads the
+ * crash kernel before ktrepl.ko, so its dumps carry no KTREPL_DESCRIPTOR
+ * line, and arm64 kernels have no data symbols for the hint. The dump
+ * file's own PT_LOADs or page bitmap (read as ktrepl-dump reads them)
+ * where crash opened one we can parse; crash's node table otherwise (not
+ * in minimal mode); else the kernel's max_pfn (phys_end).
+ */
+struct crash_memory {
+	bool parsed;
+	struct kt_dump_layout layout;
+};
+
+static struct crash_memory *crash_memory(struct kt_memsrc *src)
+{
+	struct crash_memory *m = src->priv;
+	struct kt_err ignored;
+	int fd;
+
+	if (m->parsed)
+		return m;
+	m->parsed = true;
+	if (!pc->dumpfile || !DUMPFILE())
+		return m;
+	fd = open(pc->dumpfile, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return m;
+	/* damage crash put up with, or a format we do not parse: no map */
+	if (kt_dump_validate(fd, pc->dumpfile, &m->layout, &ignored))
+		memset(&m->layout, 0, sizeof(m->layout));
+	close(fd);
+	return m;
+}
+
+/*
+ * crash says only that readmem failed; the dump file's own map says
+ * whether the page is in it at all.
+ */
+static int crash_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
+			   size_t len, struct kt_err *err)
+{
+	struct crash_memory *m;
+	uint64_t start, end;
+
+	if (readmem(pa, PHYSADDR, buf, (long)len, "ktrepl",
+		    RETURN_ON_ERROR | QUIET))
+		return 0;
+	m = crash_memory(src);
+	if (m->layout.nr_ranges &&
+	    (kt_dump_layout_next_range(&m->layout, pa, &start, &end) ||
+	     start > pa))
+		return kt_err_set(err, ENODATA,
+				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " is not in the dump: excluded by the dump filter, or not RAM (ktrepl-dump --vmcore %s says which)",
+				  pa, len, pa & ~(uint64_t)(PAGESIZE() - 1),
+				  pc->dumpfile);
+	return kt_err_set(err, ENODATA,
+			  "physical 0x%" PRIx64 "+%zu: crash cannot read it from the dump (a page the dump filter excluded, or not RAM; ktrepl-dump --vmcore names which)",
+			  pa, len);
+}
+
+static int crash_next_range(struct kt_memsrc *src, uint64_t pa,
+			    uint64_t *start, uint64_t *end)
+{
+	struct crash_memory *m = crash_memory(src);
+	uint64_t best = UINT64_MAX, s, e;
+	int i;
+
+	if (m->layout.nr_ranges)
+		return kt_dump_layout_next_range(&m->layout, pa, start, end);
+	if (!vt->numnodes || !vt->node_table)
+		return -ENOTSUP;	/* phys_end, then */
+	for (i = 0; i < vt->numnodes; i++) {
+		s = vt->node_table[i].start_paddr;
+		e = s + (uint64_t)vt->node_table[i].size * PAGESIZE();
+		if (e <= pa || s >= best)
+			continue;
+		best = s;
+		*start = s > pa ? s : pa;
+		*end = e;
+	}
+	return best == UINT64_MAX ? -ENOENT : 0;
+}
+
+/* one past the kernel's last page frame: its max_pfn */
+static int crash_phys_end(struct kt_memsrc *src, uint64_t *end,
+			  struct kt_err *err)
+{
+	ulong max_pfn;
+
+	if (!symbol_exists("max_pfn") ||
+	    !readmem(symbol_value("max_pfn"), KVADDR, &max_pfn,
+		     sizeof(max_pfn), "max_pfn", RETURN_ON_ERROR | QUIET))
+		return kt_err_set(err, ENOENT,
+				  "crash knows neither this dump's memory map (its format, a node table) nor the kernel's max_pfn");
+	*end = (uint64_t)max_pfn * PAGESIZE();
+	return 0;
+}
+
+static void crash_close(struct kt_memsrc *src)
+{
+	struct crash_memory *m = src->priv;
+
+	kt_dump_layout_free(&m->layout);
+	free(m);
+}
+
 static const struct kt_memsrc_ops crash_ops = {
 	.name = "crash",
 	.read_phys = crash_read_phys,
 	.vmcoreinfo = crash_vmcoreinfo,
+	.phys_end = crash_phys_end,
+	.next_range = crash_next_range,
+	.descriptor_hint = crash_descriptor_hint,
+	.close = crash_close,
 };
 
 static void add_syms(struct kt_symtab *tab, struct syment *sp, long count)
@@ -84,18 +204,23 @@ struct session {
 
 static bool session_open(struct session *s)
 {
+	struct crash_memory *mem;
 	struct kt_err err;
 
 	memset(s, 0, sizeof(*s));
 	kt_err_clear(&err);
-	s->src = kt_memsrc_new(&crash_ops, NULL, pc->dumpfile ? pc->dumpfile : "live");
+	mem = calloc(1, sizeof(*mem));
+	s->src = mem ? kt_memsrc_new(&crash_ops, mem,
+				     pc->dumpfile ? pc->dumpfile : "live") :
+		       NULL;
 	if (!s->src) {
-		error(INFO, "ktrepl: out of memory\n");
+		free(mem);
+		error(INFO, "out of memory\n");
 		return false;
 	}
 	crash_symtab(&s->syms);
 	if (kt_target_open_dump(&s->t, &s->st, s->src, &s->syms, &err)) {
-		error(INFO, "ktrepl: %s\n", err.msg);
+		error(INFO, "%s\n", err.msg);
 		kt_symtab_free(&s->syms);
 		kt_memsrc_close(s->src);
 		return false;
@@ -133,7 +258,8 @@ static int print_violation(const struct kt_violation *v, void *arg)
 #define KTREPL_MAX_ADDRS 64
 #define KTREPL_MAX_RANGES 4096
 /* an instruction starting up to this many bytes before a diverged byte
- * may contain it (x86's longest instruction) */
+ * may contain it: x86's longest instruction; a fixed-length arch's
+ * instructions are as long as their alignment (arm64: 4) */
 #define KTREPL_INSN_MAX 15
 
 struct panic_diffs {
@@ -196,16 +322,25 @@ static int panic_addresses(ulong *addrs, int max)
 	}
 	rewind(pc->tmpfile);
 	while (fgets(line, sizeof(line), pc->tmpfile) && n < max) {
-		/* "[exception RIP: f+0x1]" carries "RIP: ffff..." below it */
+		/*
+		 * An exception frame's PC: x86_64's "[exception RIP: f+0x1]"
+		 * carries "RIP: ffff..." below it, arm64's frame has a
+		 * "PC: ffff...  [f+0x1]" line
+		 */
 		p = strstr(line, "RIP: ");
+		if (!p)
+			p = strstr(line, " PC: ");
 		if (p && !strstr(line, "exception") &&
-		    sscanf(p + 5, "%lx", &addrs[n]) == 1) {
+		    sscanf(strchr(p, ':') + 1, "%lx", &addrs[n]) == 1) {
 			n++;
 			continue;
 		}
+		/* " #9 [sp] f at pc", "#10 [sp] f at pc" */
 		p = strstr(line, " at ");
-		if (line[0] == ' ' && strchr(line, '#') && p &&
-		    sscanf(p + 4, "%lx", &addrs[n]) == 1)
+		/* arm64's next frame repeats the exception frame's PC */
+		if (line[strspn(line, " ")] == '#' && p &&
+		    sscanf(p + 4, "%lx", &addrs[n]) == 1 &&
+		    (!n || addrs[n] != addrs[n - 1]))
 			n++;
 	}
 	close_tmpfile();
@@ -232,7 +367,7 @@ static void master_vs_file(struct session *s, struct panic_diffs *pd)
 	}
 	if (kt_diff_vmlinux_run(&s->t, &v, false, collect_diff, pd, &stats,
 				&err))
-		error(INFO, "ktrepl: %s\n", err.msg);
+		error(INFO, "%s\n", err.msg);
 	else
 		fprintf(fp, "master text vs %s: %" PRIu64 " changed range%s that no patch site or relocation explains\n",
 			pc->namelist, stats.unexplained,
@@ -296,6 +431,9 @@ static void panic_analysis(struct session *s)
 	struct kt_err err;
 	int i, j, n, cpu, node = -1, hits = 0;
 	const struct kt_node_state *ns;
+	unsigned int insn_max = s->t.arch->insn_align > 1 ?
+					s->t.arch->insn_align :
+					KTREPL_INSN_MAX;
 
 	if (!tt->panic_task || !(tc = task_to_context(tt->panic_task))) {
 		fprintf(fp, "ktrepl: this dump has no panic task\n");
@@ -323,7 +461,7 @@ static void panic_analysis(struct session *s)
 	kt_err_clear(&err);
 	if (ns->memory_node != s->st.master_node &&
 	    kt_diff_run(&s->t, &opts, collect_diff, &pd, &compared, &err)) {
-		error(INFO, "ktrepl: %s\n", err.msg);
+		error(INFO, "%s\n", err.msg);
 		free(pd.d);
 		return;
 	}
@@ -348,7 +486,7 @@ static void panic_analysis(struct session *s)
 		for (j = 0; j < pd.n; j++) {
 			const struct kt_diff *d = &pd.d[j];
 
-			if (addrs[i] + KTREPL_INSN_MAX > d->va &&
+			if (addrs[i] + insn_max > d->va &&
 			    addrs[i] < d->va + d->len)
 				break;
 		}
@@ -421,7 +559,7 @@ static void cpu_roots(struct session *s)
 	if (!n)
 		n = kt_qemu_cpu_roots(pc->dumpfile, roots, NR_CPUS, &err);
 	if (n < 0) {
-		error(INFO, "ktrepl: %s\n", err.msg);
+		error(INFO, "%s\n", err.msg);
 		return;
 	}
 	fprintf(fp, "%-4s %-5s %-18s %-18s %s\n", "CPU", "NODE",
@@ -484,7 +622,7 @@ static void cmd_ktrepl(void)
 		return;
 	kt_err_clear(&err);
 	if (node >= 0 && !kt_state_node(&s.st, node)) {
-		error(INFO, "ktrepl: no node %d in this dump\n", node);
+		error(INFO, "no node %d in this dump\n", node);
 		session_close(&s);
 		return;
 	}
@@ -497,14 +635,14 @@ static void cmd_ktrepl(void)
 		uint64_t compared;
 
 		if (kt_diff_run(&s.t, &opts, print_diff, &s, &compared, &err))
-			error(INFO, "ktrepl: %s\n", err.msg);
+			error(INFO, "%s\n", err.msg);
 		break;
 	}
 	case 'v': {
 		struct kt_verify_stats stats;
 
 		if (kt_verify_run(&s.t, print_violation, &s, &stats, &err))
-			error(INFO, "ktrepl: %s\n", err.msg);
+			error(INFO, "%s\n", err.msg);
 		else
 			kt_report_verify_end(&s.out, &stats, false);
 		break;
@@ -520,12 +658,12 @@ static void cmd_ktrepl(void)
 		struct kt_vmlinux v;
 
 		if (kt_vmlinux_open(&v, pc->namelist, &err)) {
-			error(INFO, "ktrepl: %s\n", err.msg);
+			error(INFO, "%s\n", err.msg);
 			break;
 		}
 		if (kt_diff_vmlinux_run(&s.t, &v, false, print_diff, &s, &stats,
 					&err))
-			error(INFO, "ktrepl: %s\n", err.msg);
+			error(INFO, "%s\n", err.msg);
 		else
 			kt_report_vdiff_end(&s.out, &stats);
 		kt_vmlinux_close(&v);
@@ -542,7 +680,7 @@ static void cmd_ktrepl(void)
 				continue;
 			if (kt_translate(s.t.arch, &s.t.geo, s.src, n->root_pa,
 					 addr, &m, &err))
-				error(INFO, "ktrepl: %s\n", err.msg);
+				error(INFO, "%s\n", err.msg);
 			else
 				kt_report_mapping(&s.out, &s.t, n->nid, NULL, &m,
 						  true);
