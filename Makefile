@@ -53,7 +53,7 @@ help:
 	@echo "make kernel-arm64  ktrepl.ko cross-built for arm64 ($(KREL_ARM64))"
 	@echo "make kernel-test   the test build (fault injection, KTREPL_TEST): tests only, never installed"
 	@echo "make kernel-every  ktrepl.ko for both arches of every profile: $(KERNEL_PROFILES)"
-	@echo "make tools       ktrepl-dump, ktrepl-top and the shared library"
+	@echo "make tools       ktrepl-dump, ktrepl-top, ktrepl-bench and the shared library"
 	@echo "make crash-ext   the crash extension (host arch); crash-ext-arm64 for arm64 dumps"
 	@echo "make check       every test (unit + real NUMA guests), TAP"
 	@echo "make fuzz        the parsers under libFuzzer (FUZZ_SECONDS=$(FUZZ_SECONDS) each)"
@@ -111,12 +111,15 @@ TOOLS_ARM64_OUT := $(BUILD)/tools-arm64/
 tools:
 	$(MAKE) -C tools/ktrepl-dump OUTPUT=$(TOOLS_OUT)
 	$(MAKE) -C tools/ktrepl-top OUTPUT=$(TOOLS_OUT)
+	$(MAKE) -C tools/ktrepl-bench OUTPUT=$(TOOLS_OUT)
 
 # The arm64 guests run the tools too: the same sources, cross-built.
 tools-arm64:
 	$(MAKE) -C tools/ktrepl-dump OUTPUT=$(TOOLS_ARM64_OUT) \
 		CC=$(CROSS_COMPILE_ARM64)gcc AR=$(CROSS_COMPILE_ARM64)ar
 	$(MAKE) -C tools/ktrepl-top OUTPUT=$(TOOLS_ARM64_OUT) \
+		CC=$(CROSS_COMPILE_ARM64)gcc AR=$(CROSS_COMPILE_ARM64)ar
+	$(MAKE) -C tools/ktrepl-bench OUTPUT=$(TOOLS_ARM64_OUT) \
 		CC=$(CROSS_COMPILE_ARM64)gcc AR=$(CROSS_COMPILE_ARM64)ar
 
 crash-ext: tools
@@ -177,9 +180,12 @@ demo: deps
 install: all crash-ext
 	install -D -m 0755 $(TOOLS_OUT)ktrepl-dump/ktrepl-dump $(DESTDIR)$(PREFIX)/sbin/ktrepl-dump
 	install -D -m 0755 $(TOOLS_OUT)ktrepl-top/ktrepl-top $(DESTDIR)$(PREFIX)/sbin/ktrepl-top
+	install -D -m 0755 $(TOOLS_OUT)ktrepl-bench/ktrepl-bench $(DESTDIR)$(PREFIX)/sbin/ktrepl-bench
 	install -D -m 0644 $(BUILD)/crash-ext/ktrepl.so $(DESTDIR)/usr/lib/crash/extensions/ktrepl.so
 	install -D -m 0644 $(BUILD)/kernel-$(KREL_X86)/ktrepl.ko \
 		$(DESTDIR)/lib/modules/$(KREL_X86)/extra/ktrepl.ko
+	install -D -m 0644 $(BUILD)/kernel-$(KREL_X86)/ktrepl_bench_text.ko \
+		$(DESTDIR)/lib/modules/$(KREL_X86)/extra/ktrepl_bench_text.ko
 	@for m in docs/man/*.8; do [ -f "$$m" ] || continue; \
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/$$(basename $$m); done
 

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrepl-bench: does replication help on this machine? The seeds'
+ * measurements, off against on, with the spread shown and no claim the
+ * noise could explain (docs/man/ktrepl-bench.8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define DEBUGFS_MAGIC_NUMBER 0x64626720
+
+struct bench_def {
+	const char *name;
+	bool implemented;
+	const char *help;
+};
+
+static const struct bench_def benches[] = {
+	{ "text", true,
+	  "text       the seed's module of straight-line code, run on each node" },
+	{ "syscalls", false,
+	  "syscalls   fork, mmap, open/close, mount, kill, hot and cold (not implemented yet)" },
+	{ "costs", false,
+	  "costs      memory per node, load time, patching latency (not implemented yet)" },
+	{ NULL, false, NULL },
+};
+
+static void usage(FILE *fp)
+{
+	const struct bench_def *b;
+
+	fprintf(fp,
+		"Usage: ktrepl-bench [OPTIONS] [BENCH...]\n"
+		"\n"
+		"Measure each benchmark with replication off (ktrepl.ko not loaded)\n"
+		"and on (loaded, the arch's default activation), alternating, until\n"
+		"the 95%% confidence interval of every node's median is within the\n"
+		"bound or the time limit ends the run. Needs root.\n"
+		"\n"
+		"Benchmarks (default: every one implemented):\n");
+	for (b = benches; b->name; b++)
+		fprintf(fp, "  %s\n", b->help);
+	fprintf(fp,
+		"\n"
+		"Options:\n"
+		"      --module PATH        ktrepl.ko to load (default: modprobe ktrepl)\n"
+		"      --bench-module PATH  ktrepl_bench_text.ko (default: modprobe)\n"
+		"      --bench-param P=V    a parameter for the benchmark module (repeatable;\n"
+		"                           delay_node, delay_us, delay_phase test the harness)\n"
+		"      --quick              about 5 minutes under emulation, for tests\n"
+		"      --control            both arms with replication off (an A/A run:\n"
+		"                           how much difference the noise alone shows)\n"
+		"      --bound PCT          stop once every interval is within +-PCT%% of\n"
+		"                           its median (default 2)\n"
+		"      --max-time SECONDS   the whole run's limit (default 1800, --quick 300)\n"
+		"  -j, --json               JSON output\n"
+		"  -p, --pretty             indented JSON output (implies -j)\n"
+		"      --markdown           Markdown, for pasting into a mailing-list reply\n"
+		"  -V, --version            version\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Exit status: 0 measured, 2 could not measure (the reason is printed).\n");
+}
+
+static const struct bench_def *find_bench(const char *name)
+{
+	const struct bench_def *b;
+
+	for (b = benches; b->name; b++)
+		if (!strcmp(b->name, name))
+			return b;
+	return NULL;
+}
+
+static int add_param(struct bench_opts *o, const char *p)
+{
+	size_t used = strlen(o->bench_params);
+
+	if (!strchr(p, '=') || strchr(p, ' ') ||
+	    used + strlen(p) + 2 > sizeof(o->bench_params))
+		return -1;
+	snprintf(o->bench_params + used, sizeof(o->bench_params) - used,
+		 "%s%s", used ? " " : "", p);
+	return 0;
+}
+
+static bool positive(const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end != s && !*end && *v > 0;
+}
+
+/* what stands in the way of any benchmark, as one refusal */
+static int preflight(struct kt_out *out, const struct bench_machine *m)
+{
+	struct statfs sfs;
+	int i, cpu_nodes = 0, mem_nodes = 0;
+
+	if (geteuid()) {
+		kt_out_error(out, "needs root: it loads kernel modules and writes to debugfs");
+		return EXIT_TROUBLE;
+	}
+	if (statfs(BENCH_DEBUGFS, &sfs) || sfs.f_type != DEBUGFS_MAGIC_NUMBER) {
+		kt_out_error(out, "debugfs is not mounted at %s (mount -t debugfs none %s): the benchmark module is driven through it",
+			     BENCH_DEBUGFS, BENCH_DEBUGFS);
+		return EXIT_TROUBLE;
+	}
+	for (i = 0; i < m->nr_nodes; i++) {
+		cpu_nodes += m->node_cpus[i][0] != '\0';
+		mem_nodes += m->node_mem_kb[i] > 0;
+	}
+	if (cpu_nodes < 2 || mem_nodes < 2) {
+		kt_out_error(out, "one NUMA node only (%d with CPUs, %d with memory): nothing to replicate, nothing to compare",
+			     cpu_nodes, mem_nodes);
+		return EXIT_TROUBLE;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		OPT_MODULE = 256,
+		OPT_BENCH_MODULE,
+		OPT_BENCH_PARAM,
+		OPT_QUICK,
+		OPT_CONTROL,
+		OPT_BOUND,
+		OPT_MAX_TIME,
+		OPT_MARKDOWN,
+	};
+	static const struct option options[] = {
+		{ "module", required_argument, NULL, OPT_MODULE },
+		{ "bench-module", required_argument, NULL, OPT_BENCH_MODULE },
+		{ "bench-param", required_argument, NULL, OPT_BENCH_PARAM },
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "control", no_argument, NULL, OPT_CONTROL },
+		{ "bound", required_argument, NULL, OPT_BOUND },
+		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
+		{ "markdown", no_argument, NULL, OPT_MARKDOWN },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_opts o = { .bound_pct = 2 };
+	struct bench_result results[1];
+	bool json = false, pretty = false, want_text = false;
+	double max_time = 0;
+	struct bench_machine m;
+	struct kt_out out;
+	struct kt_err err;
+	int opt, ret, i;
+	size_t nr = 0;
+
+	while ((opt = getopt_long(argc, argv, "jpVh", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_MODULE:
+			o.module_path = optarg;
+			break;
+		case OPT_BENCH_MODULE:
+			o.bench_module_path = optarg;
+			break;
+		case OPT_BENCH_PARAM:
+			if (add_param(&o, optarg)) {
+				fprintf(stderr, "ktrepl-bench: error: --bench-param wants NAME=VALUE, no blanks: '%s'\n",
+					optarg);
+				return EXIT_TROUBLE;
+			}
+			break;
+		case OPT_QUICK:
+			o.quick = true;
+			break;
+		case OPT_CONTROL:
+			o.control = true;
+			break;
+		case OPT_BOUND:
+			if (!positive(optarg, &o.bound_pct)) {
+				fprintf(stderr, "ktrepl-bench: error: --bound wants a percentage above 0: '%s'\n",
+					optarg);
+				return EXIT_TROUBLE;
+			}
+			break;
+		case OPT_MAX_TIME:
+			if (!positive(optarg, &max_time)) {
+				fprintf(stderr, "ktrepl-bench: error: --max-time wants seconds above 0: '%s'\n",
+					optarg);
+				return EXIT_TROUBLE;
+			}
+			break;
+		case OPT_MARKDOWN:
+			o.markdown = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			pretty = true;
+			break;
+		case 'V':
+			printf("ktrepl-bench %s\n", KTREPL_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_TROUBLE;
+		}
+	}
+	if ((json || pretty) && o.markdown) {
+		fprintf(stderr, "ktrepl-bench: error: -j and --markdown are two formats: pick one\n");
+		return EXIT_TROUBLE;
+	}
+	o.max_seconds = max_time ? max_time : o.quick ? 300 : 1800;
+	if (kt_out_init(&out, "ktrepl-bench", json, pretty)) {
+		fprintf(stderr, "ktrepl-bench: error: out of memory\n");
+		return EXIT_TROUBLE;
+	}
+	ret = EXIT_TROUBLE;
+	for (i = optind; i < argc; i++) {
+		const struct bench_def *b = find_bench(argv[i]);
+
+		if (!b) {
+			kt_out_error(&out, "unknown benchmark '%s': text, syscalls or costs",
+				     argv[i]);
+			goto out;
+		}
+		if (!b->implemented) {
+			kt_out_error(&out, "benchmark '%s' is not implemented yet (issue 29): only text runs",
+				     b->name);
+			goto out;
+		}
+		want_text = true;
+	}
+	if (optind == argc) {
+		want_text = true;
+		kt_out_info(&out, "ktrepl-bench: syscalls and costs are not implemented yet: running text\n");
+	}
+	if (bench_machine_load(&m, &err)) {
+		kt_out_error(&out, "reading the machine's NUMA layout: %s", err.msg);
+		goto out;
+	}
+	ret = preflight(&out, &m);
+	if (ret)
+		goto out;
+	kt_err_clear(&err);
+	if (want_text) {
+		memset(&results[nr], 0, sizeof(results[nr]));
+		if (bench_text_run(&o, &m, &results[nr], &err)) {
+			kt_out_error(&out, "text: %s", err.msg);
+			ret = EXIT_TROUBLE;
+			goto out;
+		}
+		bench_verdict(&m, &o, &results[nr]);
+		nr++;
+	}
+	bench_report(&out, &o, &m, results, nr);
+	ret = EXIT_MEASURED;
+out:
+	kt_out_fini(&out);
+	return ret;
+}

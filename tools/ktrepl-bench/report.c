@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report in three forms, one content: the machine, then per
+ * benchmark one table in the seeds' layout (rows before, after and
+ * difference; one column per node) and a verdict line. Plain for a
+ * terminal, -j JSON, --markdown for a mailing-list reply.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "json_writer.h"
+
+static bool progress_shown;
+
+void bench_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	progress_shown = true;
+}
+
+void bench_progress_end(void)
+{
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = false;
+}
+
+static const char *NO_DIFF = "no significant difference";
+
+/* "-8.5% +-1.2%", or the words where the intervals overlap */
+static void diff_cell(const struct bench_node_result *n, char *buf, size_t len,
+		      const char *pm)
+{
+	if (!n->before.valid || !n->after.valid)
+		snprintf(buf, len, "too few runs");
+	else if (!n->significant)
+		snprintf(buf, len, "%s", NO_DIFF);
+	else
+		snprintf(buf, len, "%+.1f%% %s%.1f%%", n->diff_pct, pm,
+			 n->ci_pct);
+}
+
+static void distances(FILE *fp, const struct bench_machine *m, bool md)
+{
+	int i, j;
+
+	for (i = 0; i < m->nr_nodes; i++) {
+		fprintf(fp, md ? "- node %d (CPUs %s, %llu MiB): distances" :
+				 "  node %d: CPUs %s, %llu MiB, distances",
+			m->nodes[i], m->node_cpus[i][0] ? m->node_cpus[i] : "none",
+			(unsigned long long)(m->node_mem_kb[i] / 1024));
+		for (j = 0; j < m->nr_nodes; j++)
+			fprintf(fp, " %d", m->distance[i][j]);
+		fputc('\n', fp);
+	}
+}
+
+static void machine_text(FILE *fp, const struct bench_machine *m, bool md)
+{
+	if (md)
+		fprintf(fp, "**Machine:** %s, %d nodes, kernel %s (%s)%s%s%s\n\n",
+			m->cpu_model, m->nr_nodes, m->kernel, m->arch,
+			m->hypervisor[0] ? ", under " : "", m->hypervisor,
+			m->emulated ? ", **emulated**" : "");
+	else
+		fprintf(fp, "machine: %s, %d nodes, kernel %s (%s)%s%s%s\n",
+			m->cpu_model, m->nr_nodes, m->kernel, m->arch,
+			m->hypervisor[0] ? ", under " : "", m->hypervisor,
+			m->emulated ? ", EMULATED" : "");
+	distances(fp, m, md);
+	fputc('\n', fp);
+}
+
+static void method_line(FILE *fp, const struct bench_result *r)
+{
+	fprintf(fp, "%s: %.1f MiB of straight-line code, %u passes per run; %zu runs per arm per node, alternating %s; median and its 95%% CI (order statistics); %.0f s%s\n",
+		r->name, r->text_bytes / 1048576.0, r->iterations, r->rounds,
+		r->control ? "off/off (control: replication off in both)" :
+			     "off/on",
+		r->seconds, r->time_limited ?
+		"; time limit reached before the CI bound" : "");
+	if (r->activation[0])
+		fprintf(fp, "  on: ktrepl.ko activation=%s\n", r->activation);
+}
+
+static void table_plain(FILE *fp, const struct bench_result *r)
+{
+	char cell[64];
+	int i;
+
+	fprintf(fp, "%-14s", "");
+	for (i = 0; i < r->nr_nodes; i++) {
+		snprintf(cell, sizeof(cell), "node %d", r->nodes[i].node);
+		fprintf(fp, " %26s", cell);
+	}
+	fputc('\n', fp);
+	fprintf(fp, "%-14s", "before (ms)");
+	for (i = 0; i < r->nr_nodes; i++)
+		fprintf(fp, " %26.3f", r->nodes[i].before.median / 1e6);
+	fputc('\n', fp);
+	fprintf(fp, "%-14s", "after (ms)");
+	for (i = 0; i < r->nr_nodes; i++)
+		fprintf(fp, " %26.3f", r->nodes[i].after.median / 1e6);
+	fputc('\n', fp);
+	fprintf(fp, "%-14s", "difference");
+	for (i = 0; i < r->nr_nodes; i++) {
+		diff_cell(&r->nodes[i], cell, sizeof(cell), "+-");
+		fprintf(fp, " %26s", cell);
+	}
+	fputc('\n', fp);
+}
+
+static void table_markdown(FILE *fp, const struct bench_result *r)
+{
+	char cell[64];
+	int i;
+
+	fputs("| |", fp);
+	for (i = 0; i < r->nr_nodes; i++)
+		fprintf(fp, " node %d |", r->nodes[i].node);
+	fputs("\n|---|", fp);
+	for (i = 0; i < r->nr_nodes; i++)
+		fputs("---|", fp);
+	fputs("\n| before (ms) |", fp);
+	for (i = 0; i < r->nr_nodes; i++)
+		fprintf(fp, " %.3f |", r->nodes[i].before.median / 1e6);
+	fputs("\n| after (ms) |", fp);
+	for (i = 0; i < r->nr_nodes; i++)
+		fprintf(fp, " %.3f |", r->nodes[i].after.median / 1e6);
+	fputs("\n| difference |", fp);
+	for (i = 0; i < r->nr_nodes; i++) {
+		diff_cell(&r->nodes[i], cell, sizeof(cell), "± ");
+		fprintf(fp, " %s |", cell);
+	}
+	fputs("\n", fp);
+}
+
+static void ci_pair(struct json_writer *jw, const char *name,
+		    const struct bench_ci *ci)
+{
+	jsonw_name(jw, name);
+	if (!ci->valid) {
+		jsonw_null(jw);
+		return;
+	}
+	jsonw_start_array(jw);
+	jsonw_float(jw, ci->lo);
+	jsonw_float(jw, ci->hi);
+	jsonw_end_array(jw);
+}
+
+static void json_machine(struct json_writer *jw, const struct bench_machine *m)
+{
+	int i, j;
+
+	jsonw_name(jw, "machine");
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "cpu_model", m->cpu_model);
+	jsonw_string_field(jw, "arch", m->arch);
+	jsonw_string_field(jw, "kernel", m->kernel);
+	jsonw_name(jw, "hypervisor");
+	if (m->hypervisor[0])
+		jsonw_string(jw, m->hypervisor);
+	else
+		jsonw_null(jw);
+	jsonw_bool_field(jw, "emulated", m->emulated);
+	jsonw_name(jw, "nodes");
+	jsonw_start_array(jw);
+	for (i = 0; i < m->nr_nodes; i++) {
+		jsonw_start_object(jw);
+		jsonw_int_field(jw, "node", m->nodes[i]);
+		jsonw_string_field(jw, "cpus", m->node_cpus[i]);
+		jsonw_uint_field(jw, "memory_kb", m->node_mem_kb[i]);
+		jsonw_name(jw, "distance");
+		jsonw_start_array(jw);
+		for (j = 0; j < m->nr_nodes; j++)
+			jsonw_int(jw, m->distance[i][j]);
+		jsonw_end_array(jw);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
+}
+
+static void json_float_or_null(struct json_writer *jw, const char *name,
+			       double v, bool valid)
+{
+	jsonw_name(jw, name);
+	if (valid && isfinite(v))
+		jsonw_float(jw, v);
+	else
+		jsonw_null(jw);
+}
+
+static void json_result(struct json_writer *jw, const struct bench_result *r,
+			bool emulated)
+{
+	int i;
+
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "name", r->name);
+	jsonw_uint_field(jw, "text_bytes", r->text_bytes);
+	jsonw_uint_field(jw, "iterations", r->iterations);
+	jsonw_uint_field(jw, "runs", r->rounds);
+	jsonw_bool_field(jw, "control", r->control);
+	jsonw_name(jw, "activation");
+	if (r->activation[0])
+		jsonw_string(jw, r->activation);
+	else
+		jsonw_null(jw);
+	jsonw_bool_field(jw, "time_limited", r->time_limited);
+	jsonw_float_field(jw, "seconds", r->seconds);
+	jsonw_bool_field(jw, "emulated", emulated);
+	jsonw_name(jw, "nodes");
+	jsonw_start_array(jw);
+	for (i = 0; i < r->nr_nodes; i++) {
+		const struct bench_node_result *n = &r->nodes[i];
+		bool valid = n->before.valid && n->after.valid;
+
+		jsonw_start_object(jw);
+		jsonw_int_field(jw, "node", n->node);
+		jsonw_float_field(jw, "before_ns", n->before.median);
+		jsonw_float_field(jw, "after_ns", n->after.median);
+		jsonw_float_field(jw, "diff_pct", n->diff_pct);
+		json_float_or_null(jw, "ci_pct", n->ci_pct, valid);
+		jsonw_bool_field(jw, "significant", n->significant);
+		jsonw_uint_field(jw, "samples", n->samples);
+		ci_pair(jw, "before_ci_ns", &n->before);
+		ci_pair(jw, "after_ci_ns", &n->after);
+		json_float_or_null(jw, "diff_lo_pct", n->diff_lo_pct, valid);
+		json_float_or_null(jw, "diff_hi_pct", n->diff_hi_pct, valid);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_array(jw);
+	jsonw_string_field(jw, "verdict", r->verdict);
+	jsonw_end_object(jw);
+}
+
+void bench_report(struct kt_out *out, const struct bench_opts *o,
+		  const struct bench_machine *m, const struct bench_result *r,
+		  size_t nr)
+{
+	size_t i;
+
+	if (out->jw) {
+		jsonw_start_object(out->jw);
+		jsonw_uint_field(out->jw, "version", KT_JSON_VERSION);
+		json_machine(out->jw, m);
+		jsonw_name(out->jw, "benchmarks");
+		jsonw_start_array(out->jw);
+		for (i = 0; i < nr; i++)
+			json_result(out->jw, &r[i], m->emulated);
+		jsonw_end_array(out->jw);
+		jsonw_end_object(out->jw);
+		return;
+	}
+	machine_text(out->fp, m, o->markdown);
+	for (i = 0; i < nr; i++) {
+		method_line(out->fp, &r[i]);
+		fputc('\n', out->fp);
+		if (o->markdown)
+			table_markdown(out->fp, &r[i]);
+		else
+			table_plain(out->fp, &r[i]);
+		fprintf(out->fp, o->markdown ? "\n**Verdict:** %s\n" :
+					       "\nverdict: %s\n", r[i].verdict);
+	}
+}
+
+/* one line a reader can quote, and no claim the noise could explain */
+void bench_verdict(const struct bench_machine *m, const struct bench_opts *o,
+		   struct bench_result *r)
+{
+	char faster[256] = "", slower[256] = "", *v = r->verdict;
+	size_t len = sizeof(r->verdict), used;
+	int i, nf = 0, ns = 0, invalid = 0;
+
+	for (i = 0; i < r->nr_nodes; i++) {
+		const struct bench_node_result *n = &r->nodes[i];
+		char *list = n->diff_pct < 0 ? faster : slower;
+		size_t l = strlen(list);
+
+		if (!n->before.valid || !n->after.valid) {
+			invalid++;
+			continue;
+		}
+		if (!n->significant)
+			continue;
+		snprintf(list + l, sizeof(faster) - l, "%snode %d %+.1f%%",
+			 l ? ", " : "", n->node, n->diff_pct);
+		if (n->diff_pct < 0)
+			nf++;
+		else
+			ns++;
+	}
+	if (m->emulated)
+		used = snprintf(v, len, "EMULATED (%s): the numbers mean nothing about replication on hardware; ",
+				m->hypervisor);
+	else
+		used = 0;
+	if (invalid)
+		used += snprintf(v + used, len - used,
+				 "inconclusive: too few runs for a 95%% interval on %d node(s)",
+				 invalid);
+	else if (!nf && !ns)
+		used += snprintf(v + used, len - used,
+				 "no significant difference on any node");
+	else
+		used += snprintf(v + used, len - used, "%s%s%s%s%s",
+				 nf ? (o->control ? "faster in the second arm: " : "replication speeds up ") : "",
+				 faster, nf && ns ? "; " : "",
+				 ns ? (o->control ? "slower in the second arm: " : "slower with replication: ") : "",
+				 slower);
+	if (r->control && used < len)
+		used += snprintf(v + used, len - used,
+				 " (control: both arms without replication)");
+	if (r->time_limited && used < len)
+		snprintf(v + used, len - used,
+			 " (time limit: some intervals wider than +-%.1f%%)",
+			 o->bound_pct);
+}
