@@ -340,6 +340,12 @@ tap.ok(error is None and rc == 1 and alive.get("violation_count") == 1 and
        sorted(map(akey, alive.get("violations", []))),
        "arm64 vmcore (descriptor found by scan): verify equals the live one",
        f"{error} {rc} {out[:800]} {err}")
+# no symbol option (Debian ships no arm64 -dbg vmlinux): the name comes
+# from the dump's own kallsyms
+tap.ok([v.get("sym") for v in aoff.get("violations", [])] ==
+       ["int_sqrt+0x4"], "arm64 vmcore, no symbol file: verify names the "
+       "flip int_sqrt+0x4 from the dump's kallsyms",
+       f"{aoff.get('violations')} {err}")
 
 # arm64 percpu: a panic on a non-master node's CPU; the dump's descriptor
 # records the root each CPU was switched to (no dump format has TTBR1)
