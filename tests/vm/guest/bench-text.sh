@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# ktrepl-bench text end to end (t16): a real off/on run, an A/A control
+# with a forced slowdown on one node, a plain A/A control, the refusals,
+# and, by hand, that ktrepl.ko really replicates the bench module onto
+# every node. BENCH_MAX_TIME bounds the real run (emulated: slow loads).
+. /lib.sh
+K=/lib/modules/ktrepl.ko
+B=/lib/modules/ktrepl_bench_text.ko
+cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
+nodes() { ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'; }
+last=$(nodes | tail -n1)
+echo "SLOW-NODE $last"
+
+# refusals first: each is quick and must leave nothing loaded
+ktrepl-bench -j syscalls > /tmp/r 2>&1
+check "syscalls: refused as not implemented yet (exit 2)" \
+	sh -c "test $? = 2 && grep -q 'not implemented yet' /tmp/r"
+ktrepl-bench --bench-module /nonexistent.ko --module $K text > /tmp/r 2>&1
+check "a missing bench module: exit 2, named" \
+	sh -c "test $? = 2 && grep -q '/nonexistent.ko' /tmp/r"
+insmod $K
+ktrepl-bench -j --module $K --bench-module $B text > /tmp/r 2>&1
+check "ktrepl.ko already loaded: refused (exit 2)" \
+	sh -c "test $? = 2 && grep -q 'ktrepl.ko is loaded' /tmp/r"
+rmmod ktrepl
+check "nothing left loaded by the refusals" \
+	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+
+t0=$(now_ms)
+emit text ktrepl-bench --quick -j --module $K --bench-module $B \
+	--max-time ${BENCH_MAX_TIME:-60} text
+echo "TEXT-MS $(($(now_ms) - t0))"
+t0=$(now_ms)
+emit slow ktrepl-bench --quick -j --control --bench-module $B \
+	--bench-param delay_node=$last --bench-param delay_us=30000 \
+	--bench-param delay_phase=after --max-time 20 text
+echo "SLOW-MS $(($(now_ms) - t0))"
+t0=$(now_ms)
+emit same ktrepl-bench --quick -j --control --bench-module $B \
+	--max-time 20 text
+echo "SAME-MS $(($(now_ms) - t0))"
+emit md ktrepl-bench --quick --markdown --control --bench-module $B \
+	--max-time 5 text
+check "the runs left nothing loaded" \
+	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+
+# the bench module's text has a copy on each node while on: loaded from
+# node 0's CPUs before ktrepl.ko, as ktrepl-bench loads it
+check "insmod the bench module from node 0's CPUs" \
+	taskset -c "$(cpus_of 0)" insmod $B
+check "insmod ktrepl.ko (default activation)" insmod $K
+emit summary grep -E '^(abi|module=ktrepl_bench_text )' $D/summary
+for n in $(nodes); do
+	emit walk$n ktrepl-dump -j walk --node $n --region module:ktrepl_bench_text
+done
+rmmod ktrepl
+rmmod ktrepl_bench_text
+check_dmesg_clean
+done_testing
