@@ -329,6 +329,7 @@ static int kdump_ranges(const uint8_t *bitmap, uint64_t max_mapnr,
 			struct kt_err *err)
 {
 	uint64_t pfn, first = 0, runs = 0;
+	struct kt_dump_range *r;
 	bool in_run = false, set;
 	int pass;
 
@@ -343,15 +344,12 @@ static int kdump_ranges(const uint8_t *bitmap, uint64_t max_mapnr,
 			      (bitmap[pfn >> 3] >> (pfn & 7)) & 1;
 			if (set && !in_run)
 				first = pfn;
-			if (!set && in_run) {
-				if (pass)
-					layout->ranges[layout->nr_ranges++] =
-						(struct kt_dump_range){
-							first * page_size,
-							(pfn - first) * page_size
-						};
-				else
-					runs++;
+			if (!set && in_run && !pass)
+				runs++;
+			if (!set && in_run && pass) {
+				r = &layout->ranges[layout->nr_ranges++];
+				r->pa = first * page_size;
+				r->size = (pfn - first) * page_size;
 			}
 			in_run = set;
 		}
