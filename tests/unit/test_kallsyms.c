@@ -399,7 +399,8 @@ static void fixture_tests(const char *name)
 
 	snprintf(dir, sizeof(dir), "%s/%s", fixture_root, name);
 	if (access(dir, R_OK)) {
-		tap_skip("%s: no fixture at %s", name, dir);
+		tap_ok(0, "%s: fixture at %s (tests/vm/capture-kallsyms.py --write makes it)",
+		       name, dir);
 		return;
 	}
 	ret = fake_load(&f, dir);
@@ -613,7 +614,7 @@ static int dump_mode(const char *core, const char *expect, bool subset)
 			i++;
 			j++;
 		} else if (c < 0) {
-			if (matched + 20 > i)
+			if (i - matched < 40)
 				printf("# decoded only: %016" PRIx64 " %c %s\n",
 				       got[i].addr, got[i].type, got[i].name);
 			i++;
