@@ -329,19 +329,34 @@ static int run_arm(struct text_run *t, bool on, char *activation, size_t len,
 	return interrupted ? kt_err_set(err, EINTR, "interrupted") : 0;
 }
 
-/* iterations per run so that node 0's run takes about target_ns */
+/*
+ * Iterations per run so that node 0's run takes about target_ns: grown
+ * from one pass until a run is long enough to measure, since the first
+ * passes can mislead (emulators translate code on first use, caches and
+ * TLBs are cold), then scaled to the target.
+ */
 static int calibrate(struct text_run *t, double target_ns, struct kt_err *err)
 {
-	double ns;
-	int ret = run_on_node(t, 0, 1, "warmup", &ns, err);
+	unsigned int n = 1;
+	double ns, scale;
+	int ret;
 
-	if (ret)
-		return kt_err_wrap(err, "calibrating");
-	if (ns < 1)
-		ns = 1;
-	t->iterations = target_ns / ns < 1 ? 1 :
-			target_ns / ns > MAX_ITERATIONS ? MAX_ITERATIONS :
-			(unsigned int)(target_ns / ns);
+	for (;;) {
+		ret = run_on_node(t, 0, n, "warmup", &ns, err);
+		if (ret)
+			return kt_err_wrap(err, "calibrating");
+		if (ns < 1)
+			ns = 1;
+		scale = target_ns / ns;
+		if (scale < 2 || n >= MAX_ITERATIONS)
+			break;
+		/* a too-short run is noise: grow by at most 10x a step */
+		n = n * (scale > 10 ? 10 : scale) > MAX_ITERATIONS ?
+			MAX_ITERATIONS : (unsigned int)(n * (scale > 10 ? 10 : scale));
+	}
+	scale = n * scale;
+	t->iterations = scale < 1 ? 1 : scale > MAX_ITERATIONS ?
+			MAX_ITERATIONS : (unsigned int)scale;
 	return 0;
 }
 

@@ -28,16 +28,16 @@ check "nothing left loaded by the refusals" \
 
 t0=$(now_ms)
 emit text ktrepl-bench --quick -j --module $K --bench-module $B \
-	--max-time ${BENCH_MAX_TIME:-60} text
+	--max-time ${BENCH_MAX_TIME:-40} text
 echo "TEXT-MS $(($(now_ms) - t0))"
 t0=$(now_ms)
 emit slow ktrepl-bench --quick -j --control --bench-module $B \
-	--bench-param delay_node=$last --bench-param delay_us=30000 \
-	--bench-param delay_phase=after --max-time 20 text
+	--bench-param delay_node=$last --bench-param delay_us=100000 \
+	--bench-param delay_phase=after --max-time 12 text
 echo "SLOW-MS $(($(now_ms) - t0))"
 t0=$(now_ms)
 emit same ktrepl-bench --quick -j --control --bench-module $B \
-	--max-time 20 text
+	--max-time 12 text
 echo "SAME-MS $(($(now_ms) - t0))"
 emit md ktrepl-bench --quick --markdown --control --bench-module $B \
 	--max-time 5 text
