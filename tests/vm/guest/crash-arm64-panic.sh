@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# arm64 percpu, for crash> ktrepl under Debian's arm64 crash (t12): node
+# R's replica gets a flipped byte (int_sqrt+0x10, which nothing here
+# runs) and a trap at write_sysrq_trigger, then a shell pinned to a
+# node-R CPU writes /proc/sysrq-trigger: it runs node R's copy, so the
+# box panics on that CPU, from the replica. The master's text is
+# untouched, so nothing on node 0 can hit either.
+. /lib.sh
+insmod /lib/modules/ktrepl-test.ko fault_inject=1
+emit summary head -n1 $D/summary
+R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+C=$(cut -d, -f1 /sys/devices/system/node/node$R/cpulist | cut -d- -f1)
+echo "REPLICA-NODE $R"
+echo "PANIC-CPU $C"
+# The shell that will panic starts first. Debian's crash 8.0.2 has only
+# a few of a 6.1 kernel's tasks in its task table (TASKS: 7 of about a
+# hundred) and finds the panic task only there: a shell started early
+# (as t04's sysrq one) is in it, the workload threads that panicked a
+# later trap were not. It writes from its own process (echo is a
+# builtin).
+taskset -c $C sh -c 'while [ ! -e /tmp/go ]; do usleep 100000; done
+	echo h > /proc/sysrq-trigger' &
+for s in int_sqrt write_sysrq_trigger; do
+	echo "SYM $s $(grep " $s\$" /proc/kallsyms | cut -d' ' -f1)"
+done
+# the audit would repair both (a missed write) once their page sees a
+# patch: off, and patching calm, before the damage
+quiesce_audit
+echo 1 > /proc/sys/kernel/panic_on_oops
+echo "flip node=$R sym=int_sqrt off=16" > $D/inject
+echo "trap node=$R sym=write_sysrq_trigger" > $D/inject
+echo "panicking"
+touch /tmp/go
+sleep 30
+echo "STILL-ALIVE"
