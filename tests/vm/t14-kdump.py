@@ -131,6 +131,12 @@ def check_crash(scenario, fmt, path, node, cpu):
                                     rf"node {node}", out) is not None,
                  f"{name} crash> ktrepl -p finds the panic on cpu {cpu}",
                  out[-2500:])
+    # the flip is in int_sqrt, which the sysrq panic never runs
+    tap.ok_crash("tasks", re.search(rf"verdict: not in a diverged range \(1 "
+                                    rf"ranges? differs? on node {node}, none "
+                                    rf"on the panic path\)", out) is not None,
+                 f"{name} crash> ktrepl -p: the flip on node {node} is not on "
+                 "the panic path", out[-2500:])
 
 
 def descriptor_offset(path):
