@@ -42,7 +42,7 @@ export KTREPL_KERNEL := $(KERNEL)
 export KTREPL_OTHER_KERNEL := $(OTHER_KERNEL)
 
 .PHONY: all deps check-deps kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other kernel-every tools tools-arm64 crash-ext crash-ext-arm64 check unit-check vm-check fuzz sanitize-check \
-	demo install clean help
+	demo install clean help debug-kernel debug-modules debug-check
 
 all: kernel tools
 
@@ -60,6 +60,8 @@ help:
 	@echo "make demo        boot a 2-node guest and show ktrepl at work"
 	@echo "make install     PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 	@echo "make clean       remove build output (keeps $(KTREPL_CACHE))"
+	@echo "make debug-kernel  an x86_64 6.1 kernel with lockdep, KASAN, kmemleak (cached)"
+	@echo "make debug-check   ktrepl.ko's guest suites on it (or make check KTREPL_DEBUG_KERNEL=1)"
 
 deps:
 	@scripts/deps.sh $(KERNEL)
@@ -136,7 +138,8 @@ crash-ext-arm64: tools-arm64
 unit-check: tools
 	$(MAKE) -C tests/unit check OUTPUT=$(TOOLS_OUT)
 
-vm-check: kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other tools tools-arm64 crash-ext crash-ext-arm64
+vm-check: kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other tools tools-arm64 crash-ext crash-ext-arm64 \
+		$(if $(filter 1,$(KTREPL_DEBUG_KERNEL)),debug-modules)
 	tests/vm/run-all.sh
 
 # every parser of untrusted input under libFuzzer, ASan and UBSan; check
@@ -172,6 +175,19 @@ check: check-deps
 	$(MAKE) sanitize-check
 	KTREPL_SANITIZED_DUMP=$(SAN_DUMP) ASAN_OPTIONS=$(SAN_OPTIONS) \
 		$(MAKE) vm-check
+
+# The debug kernel (scripts/debug-kernel.sh): built once into the cache,
+# ktrepl.ko (both builds) against its tree, and t15 on it, which skips
+# unless KTREPL_DEBUG_KERNEL=1 (so plain make check does not build it)
+DEBUG_REL := $(call kernel_conf,built/debug,KERNEL_X86)
+debug-kernel:
+	@scripts/debug-kernel.sh
+
+debug-modules: debug-kernel
+	$(MAKE) kernel kernel-test KDIR=$(call kernel_headers,$(DEBUG_REL))
+
+debug-check: debug-modules tools
+	KTREPL_DEBUG_KERNEL=1 tests/vm/run-all.sh tests/vm/t15-debug-kernel.py
 
 demo: deps
 	$(MAKE) kernel kernel-arm64 kernel-test kernel-arm64-test tools tools-arm64 crash-ext

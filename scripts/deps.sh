@@ -28,7 +28,7 @@ for p in "${profiles[@]}"; do
 	kernel_pkgs+=("$common" "$kbuild")
 done
 
-HOST_PKGS=(build-essential bc kmod cpio libkdumpfile-dev libelf-dev libdw-dev
+HOST_PKGS=(build-essential bc flex bison libssl-dev kmod cpio libkdumpfile-dev libelf-dev libdw-dev
 	libncurses-dev pkg-config crash makedumpfile qemu-system-x86
 	qemu-system-arm gcc-aarch64-linux-gnu busybox-static
 	python3 socat tmux e2fsprogs "${kernel_pkgs[@]}"
