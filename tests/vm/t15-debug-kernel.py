@@ -206,19 +206,32 @@ cycles = script_with("module-cycles.sh", (
      'baseline after the failure sweep" ||'),
 ))
 storm_rounds = int(os.environ.get("KTREPL_DEBUG_STORM_ROUNDS", "2"))
+SUITES = {
+    "load": lambda: run("load", os.path.join(HERE, "guest", "module-load.sh"),
+                        tools=[dump_tool]),
+    "modules": lambda: run("modules",
+                           os.path.join(HERE, "guest", "module-mods.sh"),
+                           files=ktvm.fs_modules("x86_64", KERNEL),
+                           timeout=400, tools=[dump_tool, top_tool]),
+    "mm": lambda: run("mm", os.path.join(HERE, "guest", "module-mm.sh"),
+                      timeout=400, tools=[dump_tool, top_tool]),
+    "workload": lambda: run("workload",
+                            os.path.join(HERE, "guest", "module-workload.sh"),
+                            timeout=400, tools=[dump_tool]),
+    "storm": lambda: run("storm", os.path.join(HERE, "guest",
+                                               "module-storm.sh"),
+                         timeout=400, tools=[dump_tool],
+                         env=f"ROUNDS={storm_rounds}"),
+    "cycles": lambda: run("cycles", cycles, timeout=900, tools=[dump_tool]),
+}
+# KTREPL_DEBUG_SUITES=load,mm runs those only (in this order)
+chosen = os.environ.get("KTREPL_DEBUG_SUITES", ",".join(SUITES)).split(",")
 try:
-    run("load", os.path.join(HERE, "guest", "module-load.sh"),
-        tools=[dump_tool])
-    run("cycles", cycles, timeout=900, tools=[dump_tool])
-    run("modules", os.path.join(HERE, "guest", "module-mods.sh"),
-        files=ktvm.fs_modules("x86_64", KERNEL), timeout=400,
-        tools=[dump_tool, top_tool])
-    run("mm", os.path.join(HERE, "guest", "module-mm.sh"), timeout=400,
-        tools=[dump_tool, top_tool])
-    run("workload", os.path.join(HERE, "guest", "module-workload.sh"),
-        timeout=400, tools=[dump_tool])
-    run("storm", os.path.join(HERE, "guest", "module-storm.sh"),
-        timeout=400, tools=[dump_tool], env=f"ROUNDS={storm_rounds}")
+    for suite in chosen:
+        if suite not in SUITES:
+            raise SystemExit(f"t15: no suite {suite!r} (have: "
+                             f"{', '.join(SUITES)})")
+        SUITES[suite]()
 finally:
     os.unlink(cycles)
 tap.done()
