@@ -252,7 +252,9 @@ static bool mirror_range(unsigned long start, unsigned long end)
 
 		if (!n->own_replica || !n->root)
 			continue;
-		list_for_each_entry(t, &n->tables, list) {
+		/* the list grows under tables_lock: see ktr_owned_table() */
+		list_for_each_entry_rcu(t, &n->tables, list,
+					lockdep_is_held(&ktr.tables_lock)) {
 			unsigned long size = ktr_level_size(t->level);
 			unsigned long span = ktr_level_size(t->level - 1);
 			unsigned long lo = max(start, t->va) & ~(size - 1);
@@ -567,7 +569,8 @@ static void note_owned_span(void)
 
 		if (!ktr.nodes[nid].own_replica)
 			continue;
-		list_for_each_entry(t, &ktr.nodes[nid].tables, list) {
+		list_for_each_entry_rcu(t, &ktr.nodes[nid].tables, list,
+					lockdep_is_held(&mods_lock)) {
 			if (t->level < ktr.geom.levels - 2)
 				continue;
 			lo = min(lo, t->va);
