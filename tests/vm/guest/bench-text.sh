@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # ktrepl-bench text end to end (t16): a real off/on run, an A/A control
-# with a forced slowdown on one node, a plain A/A control, the refusals,
-# and, by hand, that ktrepl.ko really replicates the bench module onto
-# every node. BENCH_MAX_TIME bounds the real run (emulated: slow loads).
+# with a forced slowdown on one node, a plain A/A control, the refusals
+# (lockdown last), and, by hand, that ktrepl.ko really replicates the
+# bench module onto every node. BENCH_MAX_TIME bounds the real run.
 . /lib.sh
 K=/lib/modules/ktrepl.ko
 B=/lib/modules/ktrepl_bench_text.ko
@@ -56,4 +56,19 @@ done
 rmmod ktrepl
 rmmod ktrepl_bench_text
 check_dmesg_clean
+
+# last: lockdown raised at run time, as Secure Boot hosts run; the
+# kernel then loads only signed modules, and ours are not
+L=/sys/kernel/security/lockdown
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+echo integrity > $L 2>/dev/null
+if grep -q '\[integrity\]' $L 2>/dev/null; then
+	ktrepl-bench --module $K --bench-module $B text > /tmp/r 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/r
+	check "lockdown refuses the module load: exit 2, lockdown named" \
+		sh -c "test $rc = 2 && grep -q 'locked down (integrity)' /tmp/r"
+else
+	not_ok "the kernel has the lockdown LSM ($(cat $L 2>/dev/null))"
+fi
 done_testing
