@@ -147,6 +147,27 @@ static void table_markdown(FILE *fp, const struct bench_result *r)
 	fputs("\n", fp);
 }
 
+/* the spread behind each median: its 95% interval */
+static void intervals(FILE *fp, const struct bench_result *r)
+{
+	int i;
+
+	fputs("\n95% CI of the medians (ms):", fp);
+	for (i = 0; i < r->nr_nodes; i++) {
+		const struct bench_node_result *n = &r->nodes[i];
+
+		if (!n->before.valid || !n->after.valid) {
+			fprintf(fp, "%s node %d none (fewer than 6 runs)",
+				i ? ";" : "", n->node);
+			continue;
+		}
+		fprintf(fp, "%s node %d before %.3f..%.3f, after %.3f..%.3f",
+			i ? ";" : "", n->node, n->before.lo / 1e6,
+			n->before.hi / 1e6, n->after.lo / 1e6, n->after.hi / 1e6);
+	}
+	fputc('\n', fp);
+}
+
 static void ci_pair(struct json_writer *jw, const char *name,
 		    const struct bench_ci *ci)
 {
@@ -274,6 +295,7 @@ void bench_report(struct kt_out *out, const struct bench_opts *o,
 			table_markdown(out->fp, &r[i]);
 		else
 			table_plain(out->fp, &r[i]);
+		intervals(out->fp, &r[i]);
 		fprintf(out->fp, o->markdown ? "\n**Verdict:** %s\n" :
 					       "\nverdict: %s\n", r[i].verdict);
 	}
