@@ -27,6 +27,11 @@ done
 # patch: off, and patching calm, before the damage
 quiesce_audit
 echo 1 > /proc/sys/kernel/panic_on_oops
+# panic() then stops the other CPUs as a kdump kernel's crash stop does,
+# leaving them online: plain smp_send_stop() takes them offline, and
+# crash 8.0.2 then gives CPU 0's NT_PRSTATUS note to the one CPU left
+# online and finds no panic task
+echo Y > /sys/module/kernel/parameters/crash_kexec_post_notifiers
 echo "flip node=$R sym=int_sqrt off=16" > $D/inject
 echo "trap node=$R sym=write_sysrq_trigger" > $D/inject
 echo "panicking"
