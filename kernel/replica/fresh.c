@@ -180,9 +180,11 @@ static int populate_cb(void *arg)
 			if (pool->used == pool->nr)
 				return -EAGAIN;
 			page = pool->pages[pool->used++];
+#if !ALLOC_SPLIT_PTLOCKS
 			/* a PMD table page is constructed as pmd_alloc_one() does */
 			if (t->level + 1 == ktr.geom.levels - 2)
 				ktr_compat_pmd_table_ctor(page);
+#endif
 			val = ktr_arch.table_entry(page_to_phys(page));
 			ktr_write_phys(__pa(&t->table[e]), &val, sizeof(val));
 		}
@@ -359,6 +361,13 @@ const char *ktr_fresh_start(void)
 
 	if (!ktr_arch.table_entry || !ktr_arch.override_return)
 		return "arch_unsupported";
+	/*
+	 * Where spinlock_t does not fit in struct page (lockdep, as in debug
+	 * kernels), a PMD table's lock is allocated by ptlock_alloc(), which
+	 * modules cannot call: no table could be constructed as the kernel's
+	 */
+	if (ALLOC_SPLIT_PTLOCKS)
+		return "split_ptlocks";
 	if (collect_copied())
 		return "table_walk_failed";
 	ret = register_memory_notifier(&offline_nb);
