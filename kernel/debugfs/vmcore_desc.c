@@ -326,6 +326,17 @@ static void withdraw(void)
 	append_str = NULL;
 }
 
+static bool panic_probe_propagates(void)
+{
+	u64 patches, bytes, missed;
+	bool propagate;
+
+	prov->patch_counters(&patches, &bytes, &missed, &propagate);
+	if (!propagate)
+		pr_info("dumps will not record each CPU's root at panic: patch propagation is off\n");
+	return propagate;
+}
+
 int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 {
 	unsigned int nr_nodes = num_online_nodes(), nr_ext = 0, off;
@@ -441,7 +452,12 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		off += slots * sizeof(struct ktrepl_desc_module_rodata);
 		desc->flags |= KTREPL_DESC_F_MODULES_COUNTED;
 	}
-	if (ktrepl_panic_roots_arm((void *)desc + off, nr_cpu_ids,
+	/*
+	 * The probe is a text patch; with propagation off (a test build's
+	 * propagate=0) it would itself leave the replicas behind.
+	 */
+	if (panic_probe_propagates() &&
+	    ktrepl_panic_roots_arm((void *)desc + off, nr_cpu_ids,
 				   prov->read_root)) {
 		desc->panic_root_off = off;
 		off += nr_cpu_ids * sizeof(u64);
