@@ -14,7 +14,6 @@ kexec-tools is linked against (no Xen in a guest; every entry point says
 arm64 `_text` line kexec-tools needs (README: "kdump on arm64").
 """
 
-import gzip
 import lzma
 import os
 import re
@@ -197,13 +196,7 @@ def build_capture_initramfs(arch, formats, out, kernel=None):
         with open(os.path.join(tmp, "init"), "w") as f:
             f.write(CAPTURE_INIT)
         os.chmod(os.path.join(tmp, "init"), 0o755)
-        listing = subprocess.run(["find", "."], cwd=tmp, capture_output=True,
-                                 check=True).stdout
-        cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"],
-                              cwd=tmp, input=listing, capture_output=True,
-                              check=True).stdout
-        with gzip.open(out, "wb", compresslevel=1) as f:
-            f.write(cpio)
+        ktvm.pack_initramfs(tmp, out)
     return out
 
 

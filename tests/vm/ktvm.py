@@ -194,6 +194,18 @@ def arm64_tools():
     return [p for p in paths if os.path.exists(p)]
 
 
+def pack_initramfs(tree, out):
+    """tree as a gzipped newc cpio archive at out, as the kernel unpacks
+    an initramfs."""
+    listing = subprocess.run(["find", "."], cwd=tree, capture_output=True,
+                             check=True).stdout
+    cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"],
+                          cwd=tree, input=listing, capture_output=True,
+                          check=True).stdout
+    with gzip.open(out, "wb", compresslevel=1) as f:
+        f.write(cpio)
+
+
 def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
     """Pack busybox, modules, tools (with their libraries) and script."""
     files = dict(files or {})
@@ -236,13 +248,7 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
                 shutil.copy(src, path)
         for p in ("init", "test.sh", "lib.sh"):
             os.chmod(os.path.join(tmp, p), 0o755)
-        listing = subprocess.run(["find", "."], cwd=tmp, capture_output=True,
-                                 check=True).stdout
-        cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"],
-                              cwd=tmp, input=listing, capture_output=True,
-                              check=True).stdout
-        with gzip.open(out, "wb", compresslevel=1) as f:
-            f.write(cpio)
+        pack_initramfs(tmp, out)
     return out
 
 
