@@ -24,7 +24,19 @@ for t in tests/vm/t[0-9]*.py; do
 	*) shared+=("$t") ;;
 	esac
 done
-run -j2 "${shared[@]}"
-rc=$?
-run "${timed[@]}" || rc=1
+# CI shows only a run's tail: a failure in the first phase would scroll
+# away under the second, so both are logged and every failure is repeated
+# last, with the file it came from
+log=build/vm-check.log
+: >"$log"
+run -j2 "${shared[@]}" 2>&1 | tee -a "$log"
+rc=${PIPESTATUS[0]}
+run "${timed[@]}" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+if [ "$rc" -ne 0 ]; then
+	echo "# vm-check failed; every failure of both phases (all of it: $log):"
+	awk '/^\[[0-9:]+\] tests\/vm\// { t = $2 }
+	     /^not ok / { print t ": " $0 }
+	     /^Test Summary Report/,/^Files=/ { print }' "$log"
+fi
 exit $rc
