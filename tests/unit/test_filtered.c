@@ -221,7 +221,7 @@ static void test_filtered(const uint8_t *mem, size_t desc_len)
 	struct kt_memsrc *src;
 	struct kt_state st;
 	struct kt_err err;
-	uint64_t pa = 0;
+	uint64_t pa = 0, gap_start = 0, gap_end = 0;
 	char path[64];
 	int ret, line;
 
@@ -237,6 +237,24 @@ static void test_filtered(const uint8_t *mem, size_t desc_len)
 		       all_zero(buf + 8, PAGE - 8),
 		       "a read from file data into p_memsz past p_filesz gives the data, then zeros (%s)",
 		       err.msg);
+		ret = kt_memsrc_first_gap(src, DESC_PA + PAGE - 8, PAGE,
+					  &gap_start, &gap_end);
+		tap_ok(!ret && gap_start == DESC_PA + PAGE &&
+		       gap_end == DESC_PA + PAGE - 8 + PAGE,
+		       "first_gap names the zeros of that read: got %d [0x%" PRIx64 ", 0x%" PRIx64 "), want 0 [0x%" PRIx64 ", 0x%" PRIx64 ")",
+		       ret, gap_start, gap_end, (uint64_t)(DESC_PA + PAGE),
+		       (uint64_t)(DESC_PA + 2 * PAGE - 8));
+		ret = kt_memsrc_first_gap(src, DESC_PA, PAGE, &gap_start,
+					  &gap_end);
+		tap_ok(ret == -ENOENT,
+		       "first_gap: the descriptor's first page is all in the file (got %d, want -ENOENT)",
+		       ret);
+		ret = kt_memsrc_first_gap(src, DESC_PA + 4 * PAGE, 2 * PAGE,
+					  &gap_start, &gap_end);
+		tap_ok(!ret && gap_start == DESC_PA + 4 * PAGE &&
+		       gap_end == DESC_PA + 5 * PAGE,
+		       "first_gap stops where the next segment's file data starts: got %d [0x%" PRIx64 ", 0x%" PRIx64 ")",
+		       ret, gap_start, gap_end);
 		kt_err_clear(&err);
 		ret = kt_memsrc_read_phys(src, 0x1ff000, buf, PAGE, &err);
 		tap_ok(!ret && all_zero(buf, PAGE),

@@ -25,7 +25,45 @@ static void print_hex(const uint8_t *buf, uint64_t pa, size_t len)
 		fputc('\n', dump.out.fp);
 }
 
-static void json_hex(const uint8_t *buf, uint64_t pa, size_t len)
+/*
+ * The parts of a read that the dump does not hold and that read as zeros
+ * (an ELF dump's filtered pages, as in crash): named, so that zeros the
+ * filter made are never taken for the memory's contents. Under -j they
+ * go into the record instead (json_hex).
+ */
+static void note_gaps(struct kt_memsrc *src, uint64_t pa, uint64_t len)
+{
+	uint64_t end = pa + len, gap_start, gap_end;
+
+	while (pa < end &&
+	       !kt_memsrc_first_gap(src, pa, end - pa, &gap_start, &gap_end)) {
+		kt_out_info(&dump.out,
+			    "%s: warning: physical 0x%" PRIx64 "-0x%" PRIx64 " is not in this dump (its filter left the pages out): those bytes read as zeros, as crash reads them, and are not the memory's contents\n",
+			    dump.out.prog, gap_start, gap_end);
+		pa = gap_end;
+	}
+}
+
+static void json_gaps(struct kt_memsrc *src, uint64_t pa, uint64_t len)
+{
+	struct json_writer *jw = dump.out.jw;
+	uint64_t end = pa + len, gap_start, gap_end;
+
+	jsonw_name(jw, "not_in_dump");
+	jsonw_start_array(jw);
+	while (pa < end &&
+	       !kt_memsrc_first_gap(src, pa, end - pa, &gap_start, &gap_end)) {
+		jsonw_start_object(jw);
+		jsonw_hex_field(jw, "pa", gap_start);
+		jsonw_uint_field(jw, "len", gap_end - gap_start);
+		jsonw_end_object(jw);
+		pa = gap_end;
+	}
+	jsonw_end_array(jw);
+}
+
+static void json_hex(struct kt_memsrc *src, const uint8_t *buf, uint64_t pa,
+		     size_t len)
 {
 	struct json_writer *jw = dump.out.jw;
 	char *hex = malloc(len * 2 + 1);
@@ -40,6 +78,7 @@ static void json_hex(const uint8_t *buf, uint64_t pa, size_t len)
 			snprintf(hex + 2 * i, 3, "%02x", buf[i]);
 		jsonw_string_field(jw, "bytes", hex);
 	}
+	json_gaps(src, pa, len);
 	jsonw_end_object(jw);
 	free(hex);
 }
@@ -125,14 +164,16 @@ int do_read(int argc, char **argv)
 		} else if (kt_memsrc_read_phys(src, pa, buf, len, &err)) {
 			ret = dump_fail(&err);
 		} else if (bin) {
+			note_gaps(src, pa, len);
 			if (fwrite(buf, 1, len, bin) != len) {
 				kt_out_error(&dump.out, "%s: write failed: %s",
 					     out_path, strerror(errno));
 				ret = EXIT_TROUBLE;
 			}
 		} else if (dump.out.json) {
-			json_hex(buf, pa, len);
+			json_hex(src, buf, pa, len);
 		} else {
+			note_gaps(src, pa, len);
 			print_hex(buf, pa, len);
 		}
 	}

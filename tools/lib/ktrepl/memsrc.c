@@ -77,6 +77,33 @@ int kt_memsrc_next_range(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
 	return pa < *end ? 0 : -ENOENT;
 }
 
+int kt_memsrc_first_gap(struct kt_memsrc *src, uint64_t pa, uint64_t len,
+			uint64_t *gap_start, uint64_t *gap_end)
+{
+	uint64_t end = pa + len, start, run_end;
+	int ret;
+
+	if (!src->ops->next_range)
+		return -ENOTSUP;
+	while (pa < end) {
+		ret = src->ops->next_range(src, pa, &start, &run_end);
+		if (ret == -ENOENT) {
+			*gap_start = pa;
+			*gap_end = end;
+			return 0;
+		}
+		if (ret)
+			return ret;
+		if (start > pa) {
+			*gap_start = pa;
+			*gap_end = start < end ? start : end;
+			return 0;
+		}
+		pa = run_end;
+	}
+	return -ENOENT;
+}
+
 void kt_memsrc_close(struct kt_memsrc *src)
 {
 	if (!src)

@@ -62,6 +62,14 @@ int kt_memsrc_phys_end(struct kt_memsrc *src, uint64_t *end,
 /* next_range, or [pa, phys_end) where the source cannot tell (-ENOTSUP) */
 int kt_memsrc_next_range(struct kt_memsrc *src, uint64_t pa, uint64_t *start,
 			 uint64_t *end, struct kt_err *err);
+/*
+ * The first part [*gap_start, *gap_end) of [pa, pa + len) that the
+ * source does not hold, though reading it succeeds (an ELF dump's
+ * filtered pages read as zeros): 0 then, -ENOENT when it holds all of
+ * it, -ENOTSUP when it cannot tell.
+ */
+int kt_memsrc_first_gap(struct kt_memsrc *src, uint64_t pa, uint64_t len,
+			uint64_t *gap_start, uint64_t *gap_end);
 /* descriptor_hint, or -ENOENT where the source has none */
 int kt_memsrc_descriptor_hint(struct kt_memsrc *src, uint64_t *pa);
 void kt_memsrc_close(struct kt_memsrc *src);
