@@ -511,20 +511,44 @@ static void panic_analysis(struct session *s)
 	free(pd.d);
 }
 
-/* which set a root is: its node's, the master's, another node's, a user mm */
-static const char *root_owner(struct session *s, uint64_t root, int *owner)
+/*
+ * A CPU's root in words, by the library's rule (kt_root_owner): under
+ * percpu a CPU on anything but its node's set is wrong; under mm only
+ * node-bound processes run on a node's set, so init_mm (idle, kernel
+ * threads) and unbound processes on the master's are normal.
+ */
+static void print_root_owner(struct session *s, const struct kt_cpu_state *c,
+			     uint64_t root)
 {
-	int i;
+	struct kt_root_owner o;
+	struct kt_err err;
+	char pid[32] = "";
 
-	*owner = -1;
-	for (i = 0; i < s->st.nr_nodes; i++) {
-		if (s->st.nodes[i].root_pa == root &&
-		    s->st.nodes[i].memory_node == s->st.nodes[i].nid) {
-			*owner = s->st.nodes[i].nid;
-			return root == s->st.master_root_pa ? "master" : "node";
-		}
+	kt_err_clear(&err);
+	if (kt_root_owner(&s->t, root, &o, &err)) {
+		fprintf(fp, "cannot tell: %s\n", err.msg);
+		return;
 	}
-	return "other";
+	if (o.pid >= 0)
+		snprintf(pid, sizeof(pid), "pid %d's mm, ", o.pid);
+	if (o.kind == KT_ROOT_SET && o.set_root_pa == c->expected_root_pa)
+		fprintf(fp, "its node's (%s)\n", o.master ? "master" : "node");
+	else if (o.kind == KT_ROOT_SET)
+		fprintf(fp, "NOT ITS NODE'S: the %s set of node %d\n",
+			o.master ? "master" : "node", o.node);
+	else if (o.kind == KT_ROOT_MM && o.set_root_pa == c->expected_root_pa &&
+		 !o.master)
+		fprintf(fp, "%sits node's set (bound to node %d)\n", pid, o.node);
+	else if (o.kind == KT_ROOT_MM && o.master)
+		fprintf(fp, "%s%s\n", pid,
+			root == s->st.master_root_pa ?
+				"init_mm, the master's (idle or a kernel thread: under mm only node-bound processes run on their node's set)" :
+				"an mm on the master's kernel half (a process not bound to a node)");
+	else if (o.kind == KT_ROOT_MM)
+		fprintf(fp, "%sNOT ITS NODE'S: an mm on node %d's set\n", pid,
+			o.node);
+	else
+		fprintf(fp, "TABLES NO SET OWNS (the kernel half is neither the master's nor a node set's)\n");
 }
 
 /*
@@ -568,21 +592,12 @@ static void cpu_roots(struct session *s)
 		"NODE'S ROOT", "SET");
 	for (i = 0; i < (int)s->st.nr_cpus; i++) {
 		const struct kt_cpu_state *c = &s->st.cpus[i];
-		const char *set;
-		int owner;
 
 		if (c->cpu >= n)
 			continue;
-		set = root_owner(s, roots[c->cpu], &owner);
 		fprintf(fp, "%-4d %-5d 0x%-16" PRIx64 " 0x%-16" PRIx64 " ", c->cpu,
 			c->node, roots[c->cpu], c->expected_root_pa);
-		if (roots[c->cpu] == c->expected_root_pa)
-			fprintf(fp, "its node's (%s)\n", set);
-		else if (owner >= 0)
-			fprintf(fp, "%s set of node %d, not its node's\n", set,
-				owner);
-		else
-			fprintf(fp, "another mm (kernel half = the master's)\n");
+		print_root_owner(s, c, roots[c->cpu]);
 	}
 }
 

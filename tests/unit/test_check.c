@@ -684,6 +684,71 @@ static void test_descriptor_coverage(void)
 	descriptor_case(0, 0, 3, "says it lists every module");
 }
 
+/*
+ * kt_root_owner: the one rule for whose tables a root is. Three "mm"
+ * pgds over the kernel image slot: the master's entry (init_mm or an
+ * unbound process), node 1's (a process bound to node 1), and neither.
+ */
+static void test_root_owner(void)
+{
+	const uint64_t slot = 8 * fx_idx(FX_TEXT_VA, 39);
+	const uint64_t on_master = 0x3f0000, on_node1 = 0x3f1000,
+		       foreign = 0x3f2000;
+	struct kt_bound_state bound = { .pid = 77, .node = 1,
+					.mm_pgd_pa = on_node1,
+					.root_pa = fx_replica.root };
+	static const char *const kinds[] = { "set", "mm", "unowned" };
+	const struct {
+		uint64_t root;
+		enum kt_activation activation;
+		enum kt_root_kind kind;
+		int node, pid;
+		bool master;
+	} cases[] = {
+		{ fx_master.root, KT_ACT_PERCPU, KT_ROOT_SET, 0, -1, true },
+		{ fx_replica.root, KT_ACT_PERCPU, KT_ROOT_SET, 1, -1, false },
+		{ on_master, KT_ACT_PERCPU, KT_ROOT_UNOWNED, -1, -1, false },
+		{ on_master, KT_ACT_MM, KT_ROOT_MM, 0, -1, true },
+		{ on_node1, KT_ACT_MM, KT_ROOT_MM, 1, 77, false },
+		{ foreign, KT_ACT_MM, KT_ROOT_UNOWNED, -1, -1, false },
+	};
+	struct kt_root_owner o;
+	struct fixture fx;
+	struct kt_err err;
+	size_t i;
+	int ret;
+
+	fx_init(&fx, img);
+	fx_put(&fx, on_master + slot, fx_get(&fx, fx_master.root + slot));
+	fx_put(&fx, on_node1 + slot, fx_get(&fx, fx_replica.root + slot));
+	fx_put(&fx, foreign + slot, 0x3f3000 | FX_P | FX_RW);
+	if (fx_open(&fx)) {
+		tap_ok(0, "root owner: the fixture opens");
+		return;
+	}
+	fx.st.bound = &bound;
+	fx.st.nr_bound = 1;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fx.st.activation = cases[i].activation;
+		kt_err_clear(&err);
+		ret = kt_root_owner(&fx.t, cases[i].root, &o, &err);
+		tap_ok(!ret && o.kind == cases[i].kind &&
+			       o.node == cases[i].node &&
+			       o.pid == cases[i].pid &&
+			       o.master == cases[i].master,
+		       "root owner of 0x%" PRIx64 " under %s: got %s node %d pid %d%s, want %s node %d pid %d%s (%s)",
+		       cases[i].root,
+		       cases[i].activation == KT_ACT_MM ? "mm" : "percpu",
+		       ret ? "error" : kinds[o.kind], o.node, o.pid,
+		       o.master ? " master" : "", kinds[cases[i].kind],
+		       cases[i].node, cases[i].pid,
+		       cases[i].master ? " master" : "", err.msg);
+	}
+	fx.st.bound = NULL;
+	fx.st.nr_bound = 0;
+	fx_close(&fx);
+}
+
 int main(void)
 {
 	size_t i;
@@ -701,6 +766,7 @@ int main(void)
 	test_not_covered();
 	test_descriptor_coverage();
 	test_settle();
+	test_root_owner();
 	free(img);
 	return tap_finish();
 }

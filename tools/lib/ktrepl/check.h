@@ -195,4 +195,22 @@ struct kt_verify_stats {
 int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
 		  struct kt_verify_stats *stats, struct kt_err *err);
 
+/* Whose tables a page-table root is (root_owner.c). */
+enum kt_root_kind {
+	KT_ROOT_SET,		/* a set's own root */
+	KT_ROOT_MM,		/* an mm over a set's kernel image entry (mm) */
+	KT_ROOT_UNOWNED,	/* tables no set owns: freed, or foreign */
+};
+
+struct kt_root_owner {
+	enum kt_root_kind kind;
+	int node;		/* the set's node; -1 when unowned */
+	uint64_t set_root_pa;	/* the set's root; 0 when unowned */
+	bool master;		/* the set is the master's */
+	int pid;		/* the bound process whose mm it is, or -1 */
+};
+
+int kt_root_owner(struct kt_target *t, uint64_t root, struct kt_root_owner *o,
+		  struct kt_err *err);
+
 #endif

@@ -443,7 +443,7 @@ static int check_bound(struct verify_run *vr, const struct kt_bound_state *b,
 static int check_cpu_at_panic(struct verify_run *vr,
 			      const struct kt_cpu_state *c, struct kt_err *err)
 {
-	uint64_t master, want, got;
+	struct kt_root_owner o;
 	struct kt_violation v = {
 		.kind = KT_V_CPU_ROOT,
 		.node = c->node,
@@ -454,10 +454,10 @@ static int check_cpu_at_panic(struct verify_run *vr,
 
 	if (!c->expected_root_pa)
 		return 0;
-	if (image_entries(vr, c->loaded_root_pa, c->expected_root_pa, &got,
-			  &want, &master, err))
+	if (kt_root_owner(vr->t, c->loaded_root_pa, &o, err))
 		return kt_err_wrap(err, "cpu %d's root at panic", c->cpu);
-	if (got == want || got == master)
+	if (o.kind != KT_ROOT_UNOWNED &&
+	    (o.master || o.set_root_pa == c->expected_root_pa))
 		return 0;
 	return report(vr, &v);
 }
