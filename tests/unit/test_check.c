@@ -749,6 +749,50 @@ static void test_root_owner(void)
 	fx_close(&fx);
 }
 
+/* kt_target_name_addr: a symbol, else a module region, else the address */
+static void test_name_addr(void)
+{
+	const struct {
+		uint64_t va;
+		const char *want;
+		bool named;
+	} cases[] = {
+		{ FX_TEXT_VA + 0x104, "func_b+0x4", true },
+		{ FX_MOD_VA + 0x1a4, "[vfat]+0x1a4", false },
+		{ FX_MOD_VA + 0x2010, "[vfat rodata]+0x10", false },
+		{ 0xffffffffc1000000ull, "0xffffffffc1000000", false },
+	};
+	struct fixture fx;
+	struct kt_err err;
+	char buf[128];
+	size_t i;
+	bool named;
+
+	fx_init(&fx, img);
+	if (fx_open(&fx) || !kt_state_add_region(&fx.st, &err) ||
+	    !kt_state_add_region(&fx.st, &err)) {
+		tap_ok(0, "name_addr: the fixture opens");
+		return;
+	}
+	strcpy(fx.st.regions[2].name, KT_MODULE_PREFIX "vfat");
+	fx.st.regions[2].module = true;
+	fx.st.regions[2].start = FX_MOD_VA;
+	fx.st.regions[2].end = FX_MOD_VA + 0x2000;
+	strcpy(fx.st.regions[3].name, KT_MODULE_PREFIX "vfat" KT_MODULE_RODATA);
+	fx.st.regions[3].module = true;
+	fx.st.regions[3].start = FX_MOD_VA + 0x2000;
+	fx.st.regions[3].end = FX_MOD_VA + 0x3000;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		named = kt_target_name_addr(&fx.t, cases[i].va, buf,
+					    sizeof(buf));
+		tap_ok(!strcmp(buf, cases[i].want) && named == cases[i].named,
+		       "name of 0x%" PRIx64 ": got \"%s\"%s, want \"%s\"%s",
+		       cases[i].va, buf, named ? " (a symbol)" : "",
+		       cases[i].want, cases[i].named ? " (a symbol)" : "");
+	}
+	fx_close(&fx);
+}
+
 int main(void)
 {
 	size_t i;
@@ -767,6 +811,7 @@ int main(void)
 	test_descriptor_coverage();
 	test_settle();
 	test_root_owner();
+	test_name_addr();
 	free(img);
 	return tap_finish();
 }

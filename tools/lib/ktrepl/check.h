@@ -195,6 +195,16 @@ struct kt_verify_stats {
 int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
 		  struct kt_verify_stats *stats, struct kt_err *err);
 
+/*
+ * A kernel address's name: its symbol, loading symbols on first use; or
+ * where none covers it (module text in a dump with no module symbols)
+ * the module and the offset into its text or rodata, "[vfat]+0x1a4" or
+ * "[vfat rodata]+0x10"; or the address. Returns whether a symbol named
+ * it (instruction classes read a symbol's offset, never a region's).
+ */
+bool kt_target_name_addr(struct kt_target *t, uint64_t va, char *buf,
+			 size_t len);
+
 /* Whose tables a page-table root is (root_owner.c). */
 enum kt_root_kind {
 	KT_ROOT_SET,		/* a set's own root */

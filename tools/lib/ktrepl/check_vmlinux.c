@@ -80,11 +80,7 @@ static int flush(struct vdiff_run *vr, struct kt_err *err)
 	memcpy(d.replica, file + VDIFF_MARGIN, show);
 	memcpy(d.before, mem, VDIFF_MARGIN);
 	memcpy(d.after, mem + VDIFF_MARGIN + show, VDIFF_MARGIN);
-	if (!vr->t->syms && vr->t->load_syms) {
-		vr->t->syms = vr->t->load_syms(vr->t);
-		vr->t->load_syms = NULL;
-	}
-	kt_symtab_format(vr->t->syms, d.va, d.sym, sizeof(d.sym));
+	kt_target_name_addr(vr->t, d.va, d.sym, sizeof(d.sym));
 	if (vr->site && vr->t->arch->site_bytes_valid &&
 	    vr->t->arch->site_bytes_valid(vr->site->kind, vr->site->len,
 					   d.master)) {

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,10 +123,43 @@ out:
 	return ret;
 }
 
+bool kt_target_name_addr(struct kt_target *t, uint64_t va, char *buf,
+			 size_t len)
+{
+	const struct kt_region_state *r;
+	const char *module, *rodata;
+	uint64_t off = 0;
+	int i;
+
+	if (!t->syms && t->load_syms) {
+		t->syms = t->load_syms(t);
+		t->load_syms = NULL;
+	}
+	/* past 1 MiB from a symbol is not that symbol's code (symbols.c) */
+	if (t->syms && kt_symtab_lookup(t->syms, va, &off) && off < (1 << 20)) {
+		kt_symtab_format(t->syms, va, buf, len);
+		return true;
+	}
+	i = kt_state_region_at(t->st, va);
+	r = i >= 0 ? &t->st->regions[i] : NULL;
+	if (!r || !r->module ||
+	    strncmp(r->name, KT_MODULE_PREFIX, strlen(KT_MODULE_PREFIX))) {
+		snprintf(buf, len, "0x%" PRIx64, va);
+		return false;
+	}
+	module = r->name + strlen(KT_MODULE_PREFIX);
+	rodata = strstr(module, KT_MODULE_RODATA);
+	snprintf(buf, len, "[%.*s%s]+0x%" PRIx64,
+		 (int)(rodata ? rodata - module : (ptrdiff_t)strlen(module)),
+		 module, rodata ? " rodata" : "", va - r->start);
+	return false;
+}
+
 static int flush_range(struct diff_run *dr, struct kt_err *err)
 {
 	struct kt_diff *d = &dr->nd->cur;
 	uint64_t show, at;
+	bool named;
 	int ret;
 
 	if (!dr->nd->open)
@@ -153,13 +187,9 @@ static int flush_range(struct diff_run *dr, struct kt_err *err)
 		/* context at a region edge may not be replicated: leave it */
 		kt_err_clear(err);
 	}
-	if (!dr->t->syms && dr->t->load_syms) {
-		dr->t->syms = dr->t->load_syms(dr->t);
-		dr->t->load_syms = NULL;
-	}
-	kt_symtab_format(dr->t->syms, d->va, d->sym, sizeof(d->sym));
+	named = kt_target_name_addr(dr->t, d->va, d->sym, sizeof(d->sym));
 	d->kind = kt_classify(dr->t->arch, d->master, d->replica, d->len,
-			      dr->t->syms ? d->sym : NULL);
+			      named ? d->sym : NULL);
 	return dr->fn(d, dr->arg);
 }
 
