@@ -36,16 +36,15 @@ static int requested_activation(enum ktrepl_activation *act)
 		       ktr_arch.mm ? KTREPL_ACT_MM :
 		       ktr_arch.can_activate ? KTREPL_ACT_WORKLOAD :
 					       KTREPL_ACT_INACTIVE;
-	else if (!strcmp(activation, "percpu"))
-		*act = KTREPL_ACT_PERCPU;
-	else if (!strcmp(activation, "workload"))
-		*act = KTREPL_ACT_WORKLOAD;
-	else if (!strcmp(activation, "inactive"))
-		*act = KTREPL_ACT_INACTIVE;
-	else if (!strcmp(activation, "mm"))
-		*act = KTREPL_ACT_MM;
-	else
-		return -EINVAL;
+	else {
+		/* the names are ktrepl_abi.h's; "none" is a result, not a request */
+		int found = ktrepl_abi_lookup(ktrepl_activation_str,
+					      KTREPL_ACT_NR, activation);
+
+		if (found < 0 || found == KTREPL_ACT_NONE)
+			return -EINVAL;
+		*act = found;
+	}
 	if (*act == KTREPL_ACT_PERCPU && !ktr_arch.percpu_start)
 		return -EOPNOTSUPP;
 	if (*act == KTREPL_ACT_MM && !ktr_arch.mm)
