@@ -8,6 +8,7 @@
 #include "err.h"
 #include "json_writer.h"
 #include "memsrc.h"
+#include "output.h"
 #include "state.h"
 #include "symbols.h"
 #include "tap.h"
@@ -70,6 +71,34 @@ static void test_json(void)
 		       "\"list\":[-3,true,{},[]]}\n"),
 	       "compact JSON is exact (got %s)", text);
 	free(text);
+}
+
+/* bytes from a damaged dump never make an undecodable message */
+static void test_unclean_text(void)
+{
+	static const char name[] = "ok \xc3\xa9 bad \xff\xc3( \xed\xa0\x80 \x1b";
+	char *text = NULL, *errs = NULL;
+	size_t len = 0, elen = 0;
+	FILE *fp = open_memstream(&text, &len);
+	FILE *efp = open_memstream(&errs, &elen);
+	struct kt_out out;
+
+	kt_out_init_fp(&out, "t", true, false, fp, efp);
+	kt_out_error(&out, "name %s", name);
+	kt_out_fini(&out);
+	kt_out_init_fp(&out, "t", false, false, fp, efp);
+	kt_out_error(&out, "name %s", name);
+	kt_out_warn(&out, "w %s", "\x80");
+	fclose(fp);
+	fclose(efp);
+	tap_streq(text,
+		  "{\"version\":1,\"error\":\"name ok \xc3\xa9 bad \\u00ff\\u00c3( \\u00ed\\u00a0\\u0080 \\u001b\"}\n",
+		  "JSON: valid UTF-8 kept, every other byte its \\u00XX");
+	tap_streq(errs,
+		  "t: error: name ok \xc3\xa9 bad \\xff\\xc3( \\xed\\xa0\\x80 \\x1b\nt: warning: w \\x80\n",
+		  "text: valid UTF-8 kept, every other byte and controls as \\xNN");
+	free(text);
+	free(errs);
 }
 
 static void test_raw(void)
@@ -182,6 +211,7 @@ int main(void)
 	test_foreign_symbols();
 	test_err();
 	test_json();
+	test_unclean_text();
 	test_raw();
 	return tap_finish();
 }

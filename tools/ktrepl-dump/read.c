@@ -37,9 +37,9 @@ static void note_gaps(struct kt_memsrc *src, uint64_t pa, uint64_t len)
 
 	while (pa < end &&
 	       !kt_memsrc_first_gap(src, pa, end - pa, &gap_start, &gap_end)) {
-		kt_out_info(&dump.out,
-			    "%s: warning: physical 0x%" PRIx64 "-0x%" PRIx64 " is not in this dump (its filter left the pages out): those bytes read as zeros, as crash reads them, and are not the memory's contents\n",
-			    dump.out.prog, gap_start, gap_end);
+		kt_out_warn(&dump.out,
+			    "physical 0x%" PRIx64 "-0x%" PRIx64 " is not in this dump (its filter left the pages out): those bytes read as zeros, as crash reads them, and are not the memory's contents",
+			    gap_start, gap_end);
 		pa = gap_end;
 	}
 }

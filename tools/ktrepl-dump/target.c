@@ -126,7 +126,7 @@ static struct kt_symtab *lazy_symbols(struct kt_target *t)
 
 	kt_err_clear(&err);
 	if (load_symbols(dt, &err)) {
-		fprintf(stderr, "ktrepl-dump: warning: no symbols: %s\n", err.msg);
+		kt_out_warn(&dump.out, "no symbols: %s", err.msg);
 		return NULL;
 	}
 	return dt->have_syms ? &dt->syms : NULL;

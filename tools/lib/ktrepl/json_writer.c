@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "json_writer.h"
+#include "utf8.h"
 
 #define JSONW_MAX_DEPTH 64
 
@@ -64,6 +65,8 @@ static void jsonw_before_item(struct json_writer *jw)
 
 static void jsonw_escaped(struct json_writer *jw, const char *s)
 {
+	int n;
+
 	putc('"', jw->fp);
 	for (; *s; s++) {
 		unsigned char c = *s;
@@ -85,10 +88,14 @@ static void jsonw_escaped(struct json_writer *jw, const char *s)
 			fputs("\\r", jw->fp);
 			break;
 		default:
-			if (c < 0x20)
+			n = kt_utf8_seq_len((const unsigned char *)s);
+			/* a byte that is no UTF-8: its Latin-1 code point */
+			if (c < 0x20 || !n) {
 				fprintf(jw->fp, "\\u%04x", c);
-			else
-				putc(c, jw->fp);
+			} else {
+				fwrite(s, 1, n, jw->fp);
+				s += n - 1;
+			}
 		}
 	}
 	putc('"', jw->fp);

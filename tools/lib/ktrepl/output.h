@@ -33,6 +33,12 @@ void kt_out_fini(struct kt_out *out);
 /* An error: "prog: msg" on stderr, or {"error": msg} on stdout under -j. */
 void kt_out_error(struct kt_out *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A warning: "prog: warning: msg" on stderr, under -j too (stdout stays
+ * one JSON document).
+ */
+void kt_out_warn(struct kt_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Informational text for humans; silent under -j. */
 void kt_out_info(struct kt_out *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
