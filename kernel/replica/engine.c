@@ -331,7 +331,7 @@ static int replicate(void)
 	bool alias_writable = false;
 	int ret;
 
-	ret = ktr_patch_init();
+	ret = ktr_slots_init();
 	if (ret)
 		return ret;
 	start = ktime_get_ns();
@@ -452,7 +452,7 @@ void ktr_engine_free(void)
 	int nid;
 
 	ktr_workload_free();
-	ktr_patch_free();
+	ktr_slots_free();
 	ktr_modules_free();
 	if (ktr.nodes)
 		for_each_online_node(nid)

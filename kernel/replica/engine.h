@@ -6,6 +6,8 @@
  *   engine.c    load, stop and free, in named and timed steps
  *   build.c     chunks, node-local replicas and each node's tables
  *   patch.c     propagation of runtime text patches into every replica
+ *   audit.c     the net behind the patch hooks, and the fail-safe's resync
+ *   slot.c      per-CPU write slots: replica bytes, read-only aliases kept
  *   workload.c  worker threads on node tables (activation "workload")
  *   modules.c   module text and rodata, and the tables they add
  *   failsafe.c  off, repair, check, on again after any missed write
@@ -56,9 +58,9 @@
  * stop, which only init, unload and the fail-safe call, under
  * failsafe_lock or alone.
  *
- * audit_lock (mutex, patch.c) guards the chunks' sums and the audit
+ * audit_lock (mutex, audit.c) guards the chunks' sums and the audit
  * and resync passes (the audit work, the fail-safe's resync, the test
- * build's audit miss); ktr_patch_flush() takes it to wait for a pass.
+ * build's audit miss); ktr_audit_flush() takes it to wait for a pass.
  *
  * mods_lock (mutex, modules.c) guards the replicated modules' list and
  * every module's fields; the module notifier, the load's first pass,
@@ -99,7 +101,7 @@
  * Lockless by design: replicas_ready, the patch window and the patch,
  * audit, mirror, bind and veto counters (atomics or READ_ONCE), the
  * activation and its reason (WRITE_ONCE by the fail-safe's give-up,
- * read by anyone), the per-CPU write slots of patch.c (each CPU its
+ * read by anyone), the per-CPU write slots of slot.c (each CPU its
  * own, interrupts off: asserted) and the arm64 percpu switch (on the
  * CPU being switched, interrupts off: asserted).
  */
@@ -425,20 +427,31 @@ struct mm_struct *ktr_node_mm(u64 *root, pgd_t **orig);
 void ktr_free_node(struct ktr_node *n);
 void ktr_free_replicas(void);
 
-/* patch.c */
-int ktr_patch_init(void);		/* slots for replica writes */
-int ktr_patch_start(void);		/* hook the patcher */
-void ktr_patch_stop(void);		/* unhook, wait for handlers and syncs */
-void ktr_patch_free(void);
+/* slot.c */
+int ktr_slots_init(void);		/* slots for replica writes */
+void ktr_slots_free(void);
 void ktr_replica_write(int nid, unsigned long va, const void *src,
 		       int fill, size_t len);	/* any context */
 void ktr_write_phys(phys_addr_t pa, const void *src, size_t len); /* irqs off */
+
+/* patch.c */
+int ktr_patch_start(void);		/* hook the patcher */
+void ktr_patch_stop(void);		/* unhook, wait for handlers and syncs */
 void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed,
 			bool *propagate);
 int ktr_patch_log(struct ktrepl_patch_record *recs, int max);
-void ktr_patch_flush(void);
-void ktr_audit_counters(u64 *audits, u64 *repairs);
+void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
+		       bool propagated);	/* any context */
 u64 ktr_patch_window(void);
+bool ktr_hook_lock_page(struct ktr_chunk *c, unsigned long va,
+			unsigned long *flags);	/* for the audit */
+void ktr_hook_unlock(unsigned long flags);
+
+/* audit.c */
+void ktr_audit_start(void);		/* from the hooks' start */
+void ktr_audit_stop(void);		/* none queued or running after */
+void ktr_audit_flush(void);		/* let a pass under way finish */
+void ktr_audit_counters(u64 *audits, u64 *repairs);
 
 /* workload.c */
 int ktr_workload_init(void);		/* before the copy: see there */
@@ -517,7 +530,7 @@ void ktr_activation_pause(void);
 const char *ktr_activation_resume(void);
 void ktr_activation_give_up(const char *why);
 bool ktr_activation_paused(void);	/* any context */
-/* patch.c, for the fail-safe */
+/* patch.c and audit.c, for the fail-safe */
 u64 ktr_patch_probe_misses(void);
 unsigned int ktr_patch_resync(bool repair);
 

@@ -24,14 +24,9 @@
  * master through its linear alias, since the writer cleans the VA, which
  * on a replica node's CPU is that node's copy.
  *
- * The audit: where the hook is ftrace (which ftrace_kill() can silence
- * without notice), a periodic work item compares the master pages that
- * changed since it last looked with every replica. It counts what it had
- * to repair; on a healthy kernel that stays 0. Context: process, under
- * hook_lock per page.
- *
- * Replica bytes are written through a per-CPU temporary mapping, so the
- * replicas' direct-map alias stays read-only.
+ * Behind every hook runs the audit (audit.c). Replica bytes are written
+ * through slot.c's per-CPU temporary mapping, so the replicas'
+ * direct-map alias stays read-only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,20 +36,11 @@
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/vmalloc.h>
-#include <linux/workqueue.h>
-#include <linux/xxhash.h>
 
 #include "engine.h"
 #include "testing.h"
-
-/* where the hook is ftrace-based: audit changed text this often */
-static unsigned int audit_period_ms = 2000;
-module_param(audit_period_ms, uint, KTR_SAFETY_PARAM_PERM);
-MODULE_PARM_DESC(audit_period_ms, "compare changed master text with every replica this often (ms, 0 = off); a difference is a missed write: fail-safe");
 
 #define KTR_LOG_SIZE 256
 
@@ -62,7 +48,6 @@ MODULE_PARM_DESC(audit_period_ms, "compare changed master text with every replic
 static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
 /* test build: the next patches the hook sees are dropped, as misses */
 static atomic_t force_drop;
-static atomic64_t nr_audits, nr_audit_repairs;
 /*
  * log_lock guards the ring and patch_seq: the hooks (any context) and
  * the audit append under it, debugfs copies the ring out under it.
@@ -85,7 +70,6 @@ static bool kprobe_registered, ftrace_registered, poke_registered;
 /* the hook writes the master and the kernel's function skips its write */
 static bool write_taken_over;
 static struct kretprobe patch_kretprobe;
-static bool audit_on;
 /*
  * hook_lock: the hooks (kprobe, kretprobe or ftrace handler, interrupts
  * off) hold it over the master and replica writes of one patch, and
@@ -95,17 +79,6 @@ static bool audit_on;
  * ktr_write_phys() run inside it.
  */
 static DEFINE_RAW_SPINLOCK(hook_lock);
-/*
- * audit_lock: the chunks' sums and one audit or resync pass at a time
- * (the audit work, the fail-safe's resync, the test build's audit
- * miss); ktr_patch_flush() takes it to wait for a pass. Inside it come
- * mods_lock (module chunks), text_mutex and hook_lock.
- */
-static DEFINE_MUTEX(audit_lock);
-
-static void audit_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(audit_work, audit_fn);
-
 /*
  * The page in the poke slot, between its map and unmap (patch_lock), and
  * its bytes at the map: the unmap passes on exactly what the kernel wrote,
@@ -120,155 +93,6 @@ static struct {
 	u8 *before;	/* PAGE_SIZE */
 } poked;
 
-/* one temporary writable mapping per CPU, like text_poke's poking_mm */
-struct ktr_slot {
-	struct page *backing;
-	void *va;
-	pte_t *pte;
-	pte_t orig;
-};
-
-static struct ktr_slot *slots;	/* [nr_cpu_ids] */
-
-/* a CPU may have cached a slot's first mapping: drop them all */
-static void forget_slots(void *unused)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		ktr_arch.flush_local((unsigned long)slots[cpu].va);
-}
-
-int ktr_patch_init(void)
-{
-	int cpu;
-
-	slots = kcalloc(nr_cpu_ids, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		struct ktr_slot *s = &slots[cpu];
-		pte_t *pte;
-		int level;
-
-		s->backing = alloc_page(GFP_KERNEL);
-		if (!s->backing)
-			return -ENOMEM;
-		s->va = vmap(&s->backing, 1, VM_MAP, PAGE_KERNEL);
-		if (!s->va)
-			return -ENOMEM;
-		pte = (pte_t *)ktr_walk(ktr.master_root, (unsigned long)s->va,
-					-1, &level);
-		if (level != ktr.geom.levels - 1) {
-			pr_err("a vmap slot is not mapped by a PTE\n");
-			return -EINVAL;
-		}
-		s->pte = pte;
-		s->orig = *pte;
-		/*
-		 * Idle slots map nothing: mapping one then needs no TLB
-		 * invalidation, only unmapping it does.
-		 */
-		set_pte(s->pte, __pte(0));
-	}
-	on_each_cpu(forget_slots, NULL, 1);
-	return 0;
-}
-
-void ktr_patch_free(void)
-{
-	int cpu;
-
-	if (!slots)
-		return;
-	for_each_possible_cpu(cpu) {
-		if (slots[cpu].pte)
-			set_pte(slots[cpu].pte, slots[cpu].orig);
-		if (slots[cpu].va)
-			vunmap(slots[cpu].va);
-		if (slots[cpu].backing)
-			__free_page(slots[cpu].backing);
-	}
-	kfree(slots);
-	slots = NULL;
-}
-
-/* this CPU's slot onto page, writable; interrupts off until slot_unmap() */
-static void *slot_map(struct page *page)
-{
-	struct ktr_slot *s = &slots[smp_processor_id()];
-
-	/* the slot is this CPU's until slot_unmap(): nothing may preempt */
-	lockdep_assert_irqs_disabled();
-	set_pte(s->pte, mk_pte(page, PAGE_KERNEL));
-	return s->va;
-}
-
-static void slot_unmap(void)
-{
-	struct ktr_slot *s = &slots[smp_processor_id()];
-
-	lockdep_assert_irqs_disabled();
-	set_pte(s->pte, __pte(0));
-	ktr_arch.flush_local((unsigned long)s->va);
-}
-
-/*
- * Write len bytes into node nid's replica at va, through this CPU's
- * slot: the replica's direct-map alias stays read-only throughout.
- * src NULL with fill >= 0 means memset. Atomic context is fine.
- */
-void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
-		       size_t len)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	while (len) {
-		struct ktr_chunk *c = ktr_find_chunk(va);
-		unsigned long off;
-		struct page *page;
-		void *alias;
-		size_t n;
-
-		if (!c || !c->copy[nid])
-			break;
-		off = va - c->va;
-		page = c->copy[nid] + (off >> PAGE_SHIFT);
-		off &= ~PAGE_MASK;
-		n = min_t(size_t, len, PAGE_SIZE - off);
-		alias = slot_map(page) + off;
-		if (src)
-			memcpy(alias, src, n);
-		else
-			memset(alias, fill, n);
-		ktr_arch.sync_icache(alias, va, n);
-		slot_unmap();
-		va += n;
-		len -= n;
-		if (src)
-			src += n;
-	}
-	local_irq_restore(flags);
-}
-
-/*
- * Write len bytes (within one page) at a physical address, through this
- * CPU's slot: for pages whose other mappings are read-only, such as
- * swapper_pg_dir's linear alias or the master's text, which the kernel
- * itself writes through a fixmap slot. Interrupts off.
- */
-void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
-{
-	void *alias = slot_map(pfn_to_page(PHYS_PFN(pa))) + offset_in_page(pa);
-
-	if (len == sizeof(u64))
-		WRITE_ONCE(*(u64 *)alias, *(const u64 *)src);
-	else
-		memcpy(alias, src, len);
-	slot_unmap();
-}
-
 /* the chunk a patch at va lands in, core or module; NULL if none */
 static struct ktr_chunk *replicated_chunk(unsigned long va, size_t len)
 {
@@ -280,8 +104,8 @@ static struct ktr_chunk *replicated_chunk(unsigned long va, size_t len)
 	return ktr_module_chunk(va, false);
 }
 
-static void log_patch(unsigned long va, size_t len, unsigned int written,
-		      bool propagated)
+void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
+		       bool propagated)
 {
 	struct ktrepl_patch_record *rec;
 	unsigned long flags;
@@ -323,13 +147,13 @@ static bool propagate_patch(struct pt_regs *regs)
 		return false;
 	if (!ktr_test_propagate()) {
 		atomic64_inc(&nr_missed);
-		log_patch(va, len, 0, false);
+		ktr_patch_log_add(va, len, 0, false);
 		ktr_notify_changed(false);
 		return false;
 	}
 	if (KTR_TEST_BUILD && atomic_add_unless(&force_drop, -1, 0)) {
 		atomic64_inc(&nr_missed);
-		log_patch(va, len, 0, false);
+		ktr_patch_log_add(va, len, 0, false);
 		ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
 		return false;
 	}
@@ -352,7 +176,7 @@ static bool propagate_patch(struct pt_regs *regs)
 		ktr_arch.skip_kernel_write(regs);
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
-	log_patch(va, len, written, true);
+	ktr_patch_log_add(va, len, written, true);
 	ktr_notify_changed(false);
 	/* the master got its bytes here (a taken-over or repeated write) */
 	if (ktr_arch.write_master) {
@@ -411,181 +235,6 @@ static struct ftrace_ops patch_fops = {
 		 FTRACE_OPS_FL_PERMANENT,
 };
 
-/*
- * Compare one master page that changed since the last audit with every
- * replica and repair what differs: a write the hook missed.
- */
-/*
- * The master's bytes of page p of c, through the direct map: at its image
- * VA a kworker running on a node's tables (percpu; x86 lazily on a bound
- * mm) would read that node's replica instead.
- */
-static void *master_page(const struct ktr_chunk *c, unsigned int p)
-{
-	return __va(c->master_pa + (phys_addr_t)p * PAGE_SIZE);
-}
-
-static void audit_page(struct ktr_chunk *c, unsigned int p)
-{
-	unsigned long master = c->va + p * PAGE_SIZE, flags;
-	void *bytes = master_page(c, p);
-	unsigned int written = 0;
-	size_t first = PAGE_SIZE, last = 0, b;
-	int nid;
-
-	lockdep_assert_held(&audit_lock);
-	raw_spin_lock_irqsave(&hook_lock, flags);
-	/* mid-patch: the unmap passes it on */
-	if (poked.chunk == c && poked.va == master) {
-		raw_spin_unlock_irqrestore(&hook_lock, flags);
-		return;
-	}
-	for_each_replica(c, nid) {
-		u8 *copy = page_address(c->copy[nid] + p);
-
-		if (!memcmp(copy, bytes, PAGE_SIZE))
-			continue;
-		for (b = 0; b < PAGE_SIZE; b++) {
-			if (copy[b] == ((u8 *)bytes)[b])
-				continue;
-			first = min(first, b);
-			last = max(last, b);
-		}
-		ktr_replica_write(nid, master, bytes, -1, PAGE_SIZE);
-		written++;
-	}
-	raw_spin_unlock_irqrestore(&hook_lock, flags);
-	if (!written)
-		return;
-	atomic64_inc(&nr_audit_repairs);
-	ktr_failsafe_trip(KTR_FS_AUDIT_REPAIR);
-	log_patch(master + first, last - first + 1, written, true);
-	pr_err_ratelimited("audit: a write at %pS reached the master but not %u replica(s); repaired\n",
-			   (void *)(master + first), written);
-}
-
-/*
- * Where the hook runs before the kernel writes the master (x86), a patch
- * in flight leaves the replicas ahead of the master: text_mutex, which
- * every text_poke holds, keeps the audit and the resync out of that
- * window. Where there is none (arm64), hook_lock and poked do.
- */
-static void exclude_patches(bool on)
-{
-	if (!ktr.text_mutex)
-		return;
-	if (on)
-		mutex_lock(ktr.text_mutex);
-	else
-		mutex_unlock(ktr.text_mutex);
-}
-
-static void audit_chunk(struct ktr_chunk *c)
-{
-	unsigned int p;
-
-	lockdep_assert_held(&audit_lock);
-	if (!c->sums)
-		return;
-	exclude_patches(true);
-	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
-		u64 sum = xxh64(master_page(c, p), PAGE_SIZE, 0);
-
-		if (sum == c->sums[p])
-			continue;
-		c->sums[p] = sum;
-		audit_page(c, p);
-	}
-	exclude_patches(false);
-	cond_resched();
-}
-
-/* the fail-safe's pass: repair or only count, see ktr_patch_resync() */
-static bool resync_repair;
-static unsigned int resync_pages;
-
-static void resync_chunk(struct ktr_chunk *c)
-{
-	unsigned int p;
-	int nid;
-
-	lockdep_assert_held(&audit_lock);
-	exclude_patches(true);
-	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
-		unsigned long va = c->va + p * PAGE_SIZE, flags;
-
-		raw_spin_lock_irqsave(&hook_lock, flags);
-		/* mid-patch (arm64 poke): its unmap passes the bytes on */
-		if (poked.chunk == c && poked.va == va) {
-			raw_spin_unlock_irqrestore(&hook_lock, flags);
-			resync_pages++;
-			continue;
-		}
-		for_each_replica(c, nid) {
-			void *copy = page_address(c->copy[nid] + p);
-
-			if (!memcmp(copy, master_page(c, p), PAGE_SIZE))
-				continue;
-			resync_pages++;
-			if (resync_repair)
-				ktr_replica_write(nid, va, master_page(c, p),
-						  -1, PAGE_SIZE);
-		}
-		raw_spin_unlock_irqrestore(&hook_lock, flags);
-		if (c->sums)
-			c->sums[p] = xxh64(master_page(c, p), PAGE_SIZE, 0);
-	}
-	exclude_patches(false);
-	cond_resched();
-}
-
-/*
- * Every replica page of the kernel and of every replicated module that
- * differs from the master's: recopied when repair, else only counted.
- * Returns the count. Context: process; sleeps. Only the fail-safe
- * calls it, once nothing runs on the replicas.
- */
-unsigned int ktr_patch_resync(bool repair)
-{
-	unsigned int n;
-	int i;
-
-	mutex_lock(&audit_lock);
-	resync_repair = repair;
-	resync_pages = 0;
-	for (i = 0; i < ktr.nr_chunks; i++)
-		resync_chunk(&ktr.chunks[i]);
-	ktr_modules_visit_chunks(resync_chunk);
-	n = resync_pages;
-	mutex_unlock(&audit_lock);
-	return n;
-}
-
-/*
- * Only pages whose master contents changed since the last audit are
- * compared: replica-only damage (fault injection) is left for the tools
- * to find, and with propagation off nothing is repaired.
- */
-static void audit_fn(struct work_struct *work)
-{
-	unsigned int period = READ_ONCE(audit_period_ms);
-	int i;
-
-	ktr_failsafe_poll();
-	if (!READ_ONCE(ktr.replicas_ready) || !ktr_test_propagate())
-		goto again;
-	mutex_lock(&audit_lock);
-	for (i = 0; i < ktr.nr_chunks; i++)
-		audit_chunk(&ktr.chunks[i]);
-	ktr_modules_visit_chunks(audit_chunk);
-	mutex_unlock(&audit_lock);
-	atomic64_inc(&nr_audits);
-	ktr_notify_changed(true);
-again:
-	if (period && READ_ONCE(audit_on))
-		schedule_delayed_work(&audit_work, msecs_to_jiffies(period));
-}
-
 static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
 {
 	unsigned long image = ktr_arch.image_va(pa);
@@ -634,7 +283,7 @@ static void sync_poked_page(void)
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
-	log_patch(poked.va + first, len, written, true);
+	ktr_patch_log_add(poked.va + first, len, written, true);
 	ktr_notify_changed(false);
 }
 NOKPROBE_SYMBOL(sync_poked_page);
@@ -662,7 +311,7 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	if (!ktr_test_propagate()) {
 		atomic64_inc(&nr_missed);
-		log_patch(va & PAGE_MASK, PAGE_SIZE, 0, false);
+		ktr_patch_log_add(va & PAGE_MASK, PAGE_SIZE, 0, false);
 		ktr_notify_changed(false);
 		return 0;
 	}
@@ -679,12 +328,26 @@ NOKPROBE_SYMBOL(poke_pre);
 
 static struct kprobe poke_kprobe = { .pre_handler = poke_pre };
 
-static void start_audit(void)
+/*
+ * For the audit and the resync: hook_lock over one page of c at va,
+ * unless a poke is writing that page (its unmap passes the bytes on);
+ * false then, and the lock is not held.
+ */
+bool ktr_hook_lock_page(struct ktr_chunk *c, unsigned long va,
+			unsigned long *flags)
 {
-	WRITE_ONCE(audit_on, true);
-	if (audit_period_ms)
-		schedule_delayed_work(&audit_work,
-				      msecs_to_jiffies(audit_period_ms));
+	raw_spin_lock_irqsave(&hook_lock, *flags);
+	if (poked.chunk == c && poked.va == va) {
+		raw_spin_unlock_irqrestore(&hook_lock, *flags);
+		return false;
+	}
+	return true;
+}
+
+void ktr_hook_unlock(unsigned long flags)
+{
+	lockdep_assert_held(&hook_lock);
+	raw_spin_unlock_irqrestore(&hook_lock, flags);
 }
 
 static int start_poke_hook(void)
@@ -702,7 +365,7 @@ static int start_poke_hook(void)
 		return ret;
 	}
 	poke_registered = true;
-	start_audit();
+	ktr_audit_start();
 	pr_info("%s cannot be hooked: text writes are followed through %s\n",
 		ktr_arch.patch_symbol, ktr_arch.poke_symbol);
 	return 0;
@@ -735,7 +398,7 @@ static int start_ftrace_hook(void)
 		return ret;
 	}
 	ftrace_registered = true;
-	start_audit();
+	ktr_audit_start();
 	return 0;
 }
 
@@ -762,7 +425,7 @@ int ktr_patch_start(void)
 		 * it could not tell a patch in flight from a missed one.
 		 */
 		if (!ret && ktr.text_mutex)
-			start_audit();
+			ktr_audit_start();
 	}
 	if (ret)
 		pr_err("cannot hook %s for patch propagation: %d\n",
@@ -788,8 +451,7 @@ void ktr_patch_stop(void)
 		kfree(poked.before);
 		poked.before = NULL;
 	}
-	WRITE_ONCE(audit_on, false);
-	cancel_delayed_work_sync(&audit_work);
+	ktr_audit_stop();
 	if (ftrace_registered) {
 		/* waits for running handlers too */
 		unregister_ftrace_function(&patch_fops);
@@ -836,8 +498,7 @@ NOKPROBE_SYMBOL(ktr_patch_probe_misses);
  * Test build: make the engine see one miss of a kind, the way it would
  * meet a real one. patch: the hook drops the next patch. probe: the
  * probe counts a call it could not handle (the counter the kernel's
- * kprobes raise). audit: a replica page differs from a master page that
- * changed since the last pass, as after a write the hook never saw.
+ * kprobes raise). audit: see ktr_audit_force_miss().
  */
 int ktr_patch_force_miss(const char *kind, unsigned long va)
 {
@@ -855,51 +516,11 @@ int ktr_patch_force_miss(const char *kind, unsigned long va)
 		ktr_failsafe_poll();
 		return 0;
 	}
-	if (!strcmp(kind, "audit")) {
-		struct ktr_chunk *c;
-		unsigned int p;
-		int nid;
-		u8 b;
-
-		mutex_lock(&audit_lock);
-		/* a module chunk stays valid under RCU; the writes are atomic */
-		rcu_read_lock();
-		c = ktr_find_chunk(va);
-		if (c && c->sums && READ_ONCE(audit_on)) {
-			p = (va - c->va) >> PAGE_SHIFT;
-			for_each_replica(c, nid) {
-				b = *(u8 *)(page_address(c->copy[nid]) +
-					    (va - c->va));
-				b ^= 0xff;
-				ktr_replica_write(nid, va, &b, -1, 1);
-			}
-			c->sums[p] ^= 1;
-		} else {
-			c = NULL;
-		}
-		rcu_read_unlock();
-		mutex_unlock(&audit_lock);
-		if (!c)
-			return -EOPNOTSUPP;
-		mod_delayed_work(system_wq, &audit_work, 0);
-		return 0;
-	}
+	if (!strcmp(kind, "audit"))
+		return ktr_audit_force_miss(va);
 	return -EINVAL;
 }
 #endif
-
-/* an audit under way: let it finish, so its repairs are counted */
-void ktr_patch_flush(void)
-{
-	mutex_lock(&audit_lock);
-	mutex_unlock(&audit_lock);
-}
-
-void ktr_audit_counters(u64 *audits, u64 *repairs)
-{
-	*audits = atomic64_read(&nr_audits);
-	*repairs = atomic64_read(&nr_audit_repairs);
-}
 
 int ktr_patch_log(struct ktrepl_patch_record *recs, int max)
 {
