@@ -10,6 +10,7 @@
  *   slot.c      per-CPU write slots: replica bytes, read-only aliases kept
  *   workload.c  worker threads on node tables (activation "workload")
  *   modules.c   module text and rodata, and the tables they add
+ *   mirror.c    the module-area table mirror that keeps those tables fresh
  *   failsafe.c  off, repair, check, on again after any missed write
  *   inject.c    fault injection, test build only (testing.h)
  *   testing.c   the test build's parameters (KTREPL_TEST)
@@ -328,9 +329,9 @@ extern const struct ktr_arch ktr_arch;
  *   chunk's @master_pa and @global_cleared are modules.c's, under
  *   mods_lock (and tables_lock for the leaf move).
  * - Node table entries are written by build.c at init and at module
- *   load, by the table mirror and a module's leaf move (modules.c), by
- *   the non-global rewrite (mm_x86.c), all under @tables_lock, and by
- *   inject.c.
+ *   load, by the table mirror (mirror.c) and a module's leaf move
+ *   (modules.c), by the non-global rewrite (mm_x86.c), all under
+ *   @tables_lock, and by inject.c.
  * - Patch counters and the log belong to patch.c, the workers' state to
  *   workload.c; each keeps it private and answers through its functions.
  */
@@ -358,7 +359,7 @@ struct ktr_engine {
 	bool alias_protected;	/* every replica's direct-map alias is RO */
 	/*
 	 * Held over every write to a node's tables made while the table
-	 * mirror (modules.c) may run, over the mirror's comparison, and over
+	 * mirror (mirror.c) may run, over the mirror's comparison, and over
 	 * the growth of a node's table list: raw, since the mirror runs in
 	 * kretprobe handlers. See "Locking" above.
 	 */
@@ -499,7 +500,6 @@ struct ktrepl_module_info;
 int ktr_modules_list(struct ktrepl_module_info *mods, int max);
 int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 		       void *arg);
-void ktr_modules_counters(u64 *mirrored, u64 *missed);
 typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
 void ktr_modules_visit_chunks(ktr_chunk_fn fn);
 /*
@@ -509,6 +509,14 @@ void ktr_modules_visit_chunks(ktr_chunk_fn fn);
  */
 bool ktr_modules_lock_held(void);
 bool ktr_modules_following(void);
+
+/* mirror.c */
+bool ktr_mirror_hook(void);		/* every probe, or false */
+bool ktr_mirror_hooked(void);
+void ktr_mirror_unhook(void);		/* waits for running handlers */
+bool ktr_mirror_range(unsigned long start, unsigned long end);	/* any */
+void ktr_mirror_set_span(unsigned long lo, unsigned long last);
+void ktr_mirror_counters(u64 *mirrored, u64 *missed);
 
 /* failsafe.c */
 enum ktr_failsafe_reason {

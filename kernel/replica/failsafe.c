@@ -103,7 +103,7 @@ void ktr_failsafe_poll(void)
 
 	poll_counter(&seen_patch_missed, ktr_patch_probe_misses(),
 		     KTR_FS_PROBE_MISSED);
-	ktr_modules_counters(&mirrored, &mirror_missed);
+	ktr_mirror_counters(&mirrored, &mirror_missed);
 	poll_counter(&seen_mirror_missed, mirror_missed, KTR_FS_MIRROR_MISSED);
 }
 NOKPROBE_SYMBOL(ktr_failsafe_poll);

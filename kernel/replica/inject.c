@@ -327,7 +327,7 @@ int ktr_inject(const char *text)
 		return ktr_arch.mm->inject(cmd.pid, cmd.node);
 	case V_MISS:
 		if (!strcmp(cmd.kind, "mirror"))
-			return ktr_modules_force_mirror_miss();
+			return ktr_mirror_force_miss();
 		return ktr_patch_force_miss(cmd.kind, cmd.va);
 	}
 	return -EINVAL;

@@ -20,15 +20,8 @@
  * leaf entries of a PTE page it shares with other module-area mappings
  * (other modules, BPF programs, kprobe and ftrace trampolines). A node
  * then owns copies of those PTE pages and of the PMD page above them,
- * and the kernel keeps writing only the master's originals. The table
- * mirror keeps every owned copy equal to its master except for the
- * entries that point at the node's own replicas and tables: kretprobes
- * on the functions that map, unmap and change the protections of
- * vmalloc ranges (the non-inlined ones: vmalloc.c inlines its inner map
- * and unmap calls) mirror each range that crosses an owned table, after
- * the kernel wrote the master's and before the caller can use it (a new
- * mapping), or before the pages go back to the allocator (an unmap:
- * vfree() flushes and frees only after vunmap_range_noflush()).
+ * and the kernel keeps writing only the master's originals; the table
+ * mirror (mirror.c) keeps every owned copy equal to its master.
  *
  * The master node runs a copy too where the loader put a page on another
  * node: see struct ktr_master_copy. A leaf that changes its page changes
@@ -40,12 +33,11 @@
  * patch hook runs with preemption off), freed, before the module's own
  * memory is (the GOING notifier runs before free_module()).
  *
- * The arm64 audit (patch.c) covers module chunks as it covers the core's,
+ * The audit (audit.c) covers module chunks as it covers the core's,
  * from the sums taken with the copy.
  *
- * Context: process (notifier, load, unload) for modules, under
- * mods_lock; the mirror in kretprobe handlers, any context, under
- * ktr.tables_lock. engine.h, "Locking", has the whole picture.
+ * Context: process (notifier, load, unload), under mods_lock. engine.h,
+ * "Locking", has the whole picture.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -134,13 +126,6 @@ bool ktr_modules_following(void)
 	return READ_ONCE(following);
 }
 #endif
-static atomic64_t nr_mirrored;
-/*
- * The VAs the owned leaf and next-to-leaf tables cover, inclusive (the
- * last table of the address space ends at 2^64), under tables_lock.
- */
-static unsigned long mirror_lo = ULONG_MAX, mirror_last;
-
 static bool module_covers(const struct ktr_module *km, unsigned long va)
 {
 	return (va >= km->start && va < km->end) ||
@@ -177,11 +162,7 @@ struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 	return NULL;
 }
 
-/*
- * What entry idx of node n's owned table t should hold, given the
- * master's: the master's, except where n points at its own lower table
- * or its own replica of a mapped chunk.
- */
+/* the chunk whose master page is at pa; context as ktr_module_chunk() */
 struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 {
 	struct ktr_module *km;
@@ -203,232 +184,6 @@ struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 	}
 	return NULL;
 }
-
-static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
-			 unsigned long va, u64 master, u64 cur, u64 *want)
-{
-	struct ktr_chunk *c;
-
-	lockdep_assert_held(&ktr.tables_lock);
-	*want = master;
-	if (t->level < ktr.geom.levels - 1 && ktr_arch.present(cur) &&
-	    !ktr_arch.leaf(cur, t->level, ktr.geom.levels)) {
-		struct ktr_table *lower = ktr_owned_table(n, t->level + 1, va);
-
-		if (lower && page_to_phys(lower->page) ==
-				     (cur & ktr.geom.addr_mask))
-			return false;
-	}
-	if (ktr_arch.present(master) &&
-	    ktr_arch.leaf(master, t->level, ktr.geom.levels)) {
-		c = ktr_module_chunk(va, true);
-		if (!c)
-			c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
-		if (c && c->va == va && c->copy && c->copy[n->nid] &&
-		    c->page_shift == ktr.geom.shift[t->level])
-			*want = ktr_arch.node_leaf(master,
-						   ktr_chunk_pa(c, n->nid));
-	}
-	return cur != *want;
-}
-
-/*
- * Make every owned table that translates part of [start, end) equal to
- * its master again, but for the node's own entries. Returns whether a
- * present entry changed (a TLB may hold it). Context: any.
- */
-static bool mirror_range(unsigned long start, unsigned long end)
-{
-	bool flush = false;
-	unsigned long flags;
-	int nid;
-
-	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
-	if (end - 1 < mirror_lo || start > mirror_last)
-		goto out;
-	for_each_online_node(nid) {
-		struct ktr_node *n = &ktr.nodes[nid];
-		struct ktr_table *t;
-
-		if (!n->own_replica || !n->root)
-			continue;
-		/* the list grows under tables_lock: see ktr_owned_table() */
-		list_for_each_entry_rcu(t, &n->tables, list,
-					lockdep_is_held(&ktr.tables_lock)) {
-			unsigned long size = ktr_level_size(t->level);
-			unsigned long span = ktr_level_size(t->level - 1);
-			unsigned long lo = max(start, t->va) & ~(size - 1);
-			unsigned long hi = min(end - 1, t->va + span - 1);
-			u64 *master, *copy = page_address(t->page);
-			unsigned long va;
-
-			if (start > t->va + (span - 1) || end - 1 < t->va)
-				continue;
-			master = ktr_master_table_of(t);
-			if (!master)
-				continue;
-			for (va = lo; va <= hi && va >= lo; va += size) {
-				unsigned int i = ktr_level_index(va, t->level);
-				u64 cur = READ_ONCE(copy[i]), want;
-
-				if (cur == READ_ONCE(master[i]))
-					continue;
-				if (!wanted_entry(n, t, va, READ_ONCE(master[i]),
-						  cur, &want))
-					continue;
-				WRITE_ONCE(copy[i], want);
-				flush |= ktr_arch.present(cur);
-				atomic64_inc(&nr_mirrored);
-			}
-		}
-	}
-	if (ktr_arch.tables_changed)
-		ktr_arch.tables_changed();
-out:
-	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
-	return flush;
-}
-
-/* the mirror hooks: (start, end) taken at entry, mirrored at return */
-struct mirror_args {
-	unsigned long start, end;
-};
-
-static bool crosses_owned(unsigned long start, unsigned long end)
-{
-	return end - 1 >= READ_ONCE(mirror_lo) &&
-	       start <= READ_ONCE(mirror_last);
-}
-
-static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	a->start = regs_get_kernel_argument(regs, 0);
-	a->end = regs_get_kernel_argument(regs, 1);
-	/* nonzero: no return handler, the instance goes back at once */
-	return !crosses_owned(a->start, a->end);
-}
-NOKPROBE_SYMBOL(range_entry);
-
-static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	a->start = regs_get_kernel_argument(regs, 0);
-	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
-	/* x86 CPA rewrites the image's alias of a page too: see below */
-	if (ktr_arch.protect_changes_aliases) {
-		a->start = 0;
-		a->end = ULONG_MAX;
-	}
-	return !crosses_owned(a->start, a->end);
-}
-NOKPROBE_SYMBOL(pages_entry);
-
-static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs);
-
-/*
- * __vmalloc_node_range(size, ...) and vmap(pages, count, ...): the area
- * is known at return. Their inner map calls are inlined in vmalloc.c.
- */
-static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	a->end = PAGE_ALIGN(regs_get_kernel_argument(regs, 0));
-	return 0;
-}
-NOKPROBE_SYMBOL(alloc_entry);
-
-static int vmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	a->end = regs_get_kernel_argument(regs, 1) << PAGE_SHIFT;
-	return 0;
-}
-NOKPROBE_SYMBOL(vmap_entry);
-
-static int alloc_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-	unsigned long addr = regs_return_value(regs);
-
-	if (!addr || !crosses_owned(addr, addr + a->end))
-		return 0;
-	a->start = addr;
-	a->end += addr;
-	return mirror_return(ri, regs);
-}
-NOKPROBE_SYMBOL(alloc_return);
-
-/* remove_vm_area(addr): the range is known at return, from its area */
-static int area_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	unsigned long addr = regs_get_kernel_argument(regs, 0);
-
-	return !crosses_owned(addr, addr + 1);
-}
-NOKPROBE_SYMBOL(area_entry);
-
-static int area_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct vm_struct *vm = (void *)regs_return_value(regs);
-	struct mirror_args *a = (void *)ri->data;
-
-	if (!vm)
-		return 0;
-	a->start = (unsigned long)vm->addr;
-	a->end = a->start + vm->size;
-	return mirror_return(ri, regs);
-}
-NOKPROBE_SYMBOL(area_return);
-
-static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	/*
-	 * A protection change: the kernel flushed before returning, and a
-	 * CPU on a node's tables may have refilled from the old entry. arm64
-	 * invalidates by broadcast, in any context; x86 takes a spurious
-	 * fault on a stale read-only or no-exec entry, which re-walks and
-	 * finds the mirrored one.
-	 */
-	if (mirror_range(a->start, a->end) && ktr_arch.flush_anywhere)
-		ktr_arch.flush_kernel_range(a->start, a->end);
-	return 0;
-}
-NOKPROBE_SYMBOL(mirror_return);
-
-#define MIRROR_PROBE(sym, entry, ret)                                 \
-	{ .kp.symbol_name = sym, .entry_handler = entry,               \
-	  .handler = ret,                                              \
-	  .data_size = sizeof(struct mirror_args) }
-
-#define PAGES_PROBE(sym) MIRROR_PROBE(sym, pages_entry, mirror_return)
-
-static struct kretprobe mirror_probes[] = {
-	MIRROR_PROBE(KTR_COMPAT_VMALLOC_RANGE_SYMBOL, alloc_entry, alloc_return),
-	MIRROR_PROBE("vmap", vmap_entry, alloc_return),
-	/* (addr, end, prot, pages, page_shift): maps by other files */
-	MIRROR_PROBE("__vmap_pages_range_noflush", range_entry, mirror_return),
-	MIRROR_PROBE("vmap_pages_range_noflush", range_entry, mirror_return),
-	/*
-	 * (start, end): unmappings by other files; vmalloc.c inlines its
-	 * own calls (vfree, vunmap), which all pass remove_vm_area()
-	 */
-	MIRROR_PROBE("vunmap_range_noflush", range_entry, mirror_return),
-	MIRROR_PROBE("remove_vm_area", area_entry, area_return),
-	/* (addr, numpages) */
-	MIRROR_PROBE("set_memory_ro", pages_entry, mirror_return),
-	MIRROR_PROBE("set_memory_rw", pages_entry, mirror_return),
-	MIRROR_PROBE("set_memory_x", pages_entry, mirror_return),
-	MIRROR_PROBE("set_memory_nx", pages_entry, mirror_return),
-	KTR_COMPAT_OWN_ROX_PROBES(PAGES_PROBE)
-};
-static unsigned int nr_mirror_probes;
 
 static void free_module_replicas(struct ktr_module *km)
 {
@@ -559,7 +314,7 @@ static int copy_module(struct ktr_module *km)
 
 static void note_owned_span(void)
 {
-	unsigned long flags, lo = ULONG_MAX, last = 0;
+	unsigned long lo = ULONG_MAX, last = 0;
 	int nid;
 
 	/* the lists' only writer is this thread: see ktr_owned_table() */
@@ -578,10 +333,7 @@ static void note_owned_span(void)
 				   t->va + (ktr_level_size(t->level - 1) - 1));
 		}
 	}
-	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
-	WRITE_ONCE(mirror_lo, lo);
-	WRITE_ONCE(mirror_last, last);
-	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
+	ktr_mirror_set_span(lo, last);
 }
 
 /* the master node's copies, for pages the loader put elsewhere */
@@ -752,7 +504,7 @@ static int map_module(struct ktr_module *km)
 	}
 	note_owned_span();
 	/* a master entry written before the span grew: into the new copies */
-	mirror_range(0, ULONG_MAX);
+	ktr_mirror_range(0, ULONG_MAX);
 	move_leaves(km, true);
 	return 0;
 }
@@ -880,7 +632,7 @@ static int replicate_module(struct module *mod)
 	if (!ret && ktr.alias_protected) {
 		protect_module(km);
 		if (ktr_arch.protect_changes_aliases)
-			mirror_range(0, ULONG_MAX);
+			ktr_mirror_range(0, ULONG_MAX);
 	}
 	if (!ret)
 		ret = map_module(km);
@@ -903,7 +655,7 @@ static void forget_module(struct ktr_module *km)
 	unmap_and_unlist(km);
 	free_module_replicas(km);
 	if (ktr.alias_protected && ktr_arch.protect_changes_aliases)
-		mirror_range(0, ULONG_MAX);
+		ktr_mirror_range(0, ULONG_MAX);
 }
 
 static int module_event(struct notifier_block *nb, unsigned long state,
@@ -969,7 +721,6 @@ static int pin_live_modules(struct module **pinned, int max)
 	return n;
 }
 
-
 /*
  * Before the core's copy is taken: arming a kprobe patches core text,
  * which the copy then carries even with propagate=0. The handlers do
@@ -977,26 +728,8 @@ static int pin_live_modules(struct module **pinned, int max)
  */
 void ktr_modules_hook(void)
 {
-	int ret;
-
-	if (!modules)
-		return;
-	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
-		/*
-		 * These functions sleep, so calls in flight are bounded by
-		 * tasks, not CPUs: a miss ends replication (fail-safe), so
-		 * room for a fork storm's vmap stacks on every CPU.
-		 */
-		mirror_probes[nr_mirror_probes].maxactive =
-			max(1024U, 32 * num_possible_cpus());
-		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
-		if (ret) {
-			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",
-			       mirror_probes[nr_mirror_probes].kp.symbol_name,
-			       ret);
-			return;
-		}
-	}
+	if (modules)
+		ktr_mirror_hook();
 }
 
 int ktr_modules_start(void)
@@ -1004,7 +737,7 @@ int ktr_modules_start(void)
 	struct module **pinned;
 	int i, n, ret;
 
-	if (!modules || nr_mirror_probes < ARRAY_SIZE(mirror_probes))
+	if (!modules || !ktr_mirror_hooked())
 		return 0;
 	WRITE_ONCE(following, true);
 	ret = register_module_notifier(&module_nb);
@@ -1057,8 +790,7 @@ void ktr_modules_stop(void)
 	if (notifier_on)
 		unregister_module_notifier(&module_nb);
 	notifier_on = false;
-	while (nr_mirror_probes > 0)
-		unregister_kretprobe(&mirror_probes[--nr_mirror_probes]);
+	ktr_mirror_unhook();
 }
 
 void ktr_modules_free(void)
@@ -1072,8 +804,7 @@ void ktr_modules_free(void)
 		free_module_replicas(km);
 	}
 	mutex_unlock(&mods_lock);
-	mirror_lo = ULONG_MAX;
-	mirror_last = 0;
+	ktr_mirror_set_span(ULONG_MAX, 0);
 }
 
 int ktr_modules_list(struct ktrepl_module_info *mods, int max)
@@ -1133,27 +864,4 @@ void ktr_modules_visit_chunks(ktr_chunk_fn visit)
 		for (i = 0; km->mapped && i < km->nr_chunks; i++)
 			visit(&km->chunks[i]);
 	mutex_unlock(&mods_lock);
-}
-
-#ifdef KTREPL_TEST
-/* test build: a module-area table update the mirror's probe missed */
-int ktr_modules_force_mirror_miss(void)
-{
-	if (!nr_mirror_probes)
-		return -EOPNOTSUPP;
-	mirror_probes[0].nmissed++;
-	ktr_failsafe_poll();
-	return 0;
-}
-#endif
-
-void ktr_modules_counters(u64 *mirrored, u64 *missed)
-{
-	unsigned int i;
-
-	*mirrored = atomic64_read(&nr_mirrored);
-	*missed = 0;
-	for (i = 0; i < nr_mirror_probes; i++)
-		*missed += READ_ONCE(mirror_probes[i].nmissed) +
-			   READ_ONCE(mirror_probes[i].kp.nmissed);
 }

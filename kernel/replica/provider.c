@@ -152,7 +152,7 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 	c->vetoes = ktr_fresh_vetoes();
 	if (ktr.activation == KTREPL_ACT_MM)
 		ktr_arch.mm->counters(&c->binds, &c->unbinds);
-	ktr_modules_counters(&c->table_mirrors, &c->mirror_missed);
+	ktr_mirror_counters(&c->table_mirrors, &c->mirror_missed);
 	ktr_failsafe_counters(&c->failsafe, &c->failsafe_active,
 			      &c->failsafe_reason);
 }

@@ -32,7 +32,7 @@ int ktr_test_inject_allowed(void);	/* capability check, then taint */
 int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
 int ktr_audit_force_miss(unsigned long va);			/* audit.c */
-int ktr_modules_force_mirror_miss(void);			/* modules.c */
+int ktr_mirror_force_miss(void);			/* mirror.c */
 #else
 static inline bool ktr_test_inject_on(void) { return false; }
 static inline unsigned int ktr_test_fail_alloc(void) { return 0; }
