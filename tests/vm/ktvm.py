@@ -561,9 +561,10 @@ def fs_modules(arch, kernel=None):
     return {d: p for d, p in paths.items() if os.path.exists(p)}
 
 
-def elf_segments(path):
-    """(p_type, p_offset, p_paddr, p_filesz) of each program header of an
-    ELF core, read by hand (independent of the tools under test)."""
+def elf_program_headers(path):
+    """(p_type, p_offset, p_paddr, p_filesz, p_memsz) of each program
+    header of an ELF core, read by hand (independent of the tools under
+    test); p_memsz past p_filesz is what a dump filter left out."""
     segs = []
     with open(path, "rb") as f:
         ehdr = f.read(64)
@@ -572,9 +573,32 @@ def elf_segments(path):
         for i in range(phnum):
             f.seek(phoff + i * phentsize)
             (p_type, _flags, p_offset, _vaddr, p_paddr, p_filesz,
-             _memsz, _align) = struct.unpack("<IIQQQQQQ", f.read(56))
-            segs.append((p_type, p_offset, p_paddr, p_filesz))
+             p_memsz, _align) = struct.unpack("<IIQQQQQQ", f.read(56))
+            segs.append((p_type, p_offset, p_paddr, p_filesz, p_memsz))
     return segs
+
+
+def elf_segments(path):
+    """(p_type, p_offset, p_paddr, p_filesz) of each program header."""
+    return [s[:4] for s in elf_program_headers(path)]
+
+
+def crash_session(vmlinux, core, commands, arch="x86_64", timeout=1200):
+    """One crash session running commands ({tag: command}), each output
+    after an echoed marker: (exit status, whole output, {tag: output})."""
+    script = []
+    for tag, cmd in commands.items():
+        script += [f"echo @@{tag}@@\\n", cmd]
+    rc, out = crash(vmlinux, core, *script, arch=arch, timeout=timeout)
+    outs, tag = {}, None
+    for line in out.splitlines():
+        m = re.match(r"@@(\w+)@@", line)
+        if m:
+            tag = m.group(1)
+            outs[tag] = []
+        elif tag:
+            outs[tag].append(line)
+    return rc, out, {k: "\n".join(v) for k, v in outs.items()}
 
 
 def elf_phys_offset(path, pa):

@@ -91,23 +91,11 @@ tap.ok(dump_id and dump_id == file_id,
 COMMANDS = {"sys": "sys", "bt": "bt", "summary": "ktrepl",
             "verify": "ktrepl -v", "cpus": "ktrepl -c", "diff": "ktrepl -d",
             "vtop": "ktrepl -t int_sqrt", "panic": "ktrepl -p"}
-script = []
-for tag, cmd in COMMANDS.items():
-    script += [f"echo @@{tag}@@\\n", cmd]
 t0 = time.monotonic()
-rc, out = ktvm.crash(VMLINUX, core, *script, arch=ARCH, timeout=1200)
+rc, out, outs = ktvm.crash_session(VMLINUX, core, COMMANDS, arch=ARCH)
 took = time.monotonic() - t0
 tap.diag(f"crash session ({' '.join(argv[:1])}, {len(COMMANDS)} commands): "
          f"{took:.0f} s")
-outs, tag = {}, None
-for line in out.splitlines():
-    m = re.match(r"@@(\w+)@@", line)
-    if m:
-        tag = m.group(1)
-        outs[tag] = []
-    elif tag:
-        outs[tag].append(line)
-outs = {k: "\n".join(v) for k, v in outs.items()}
 tap.ok(rc == 0 and set(outs) == set(COMMANDS) and
        "shared object loaded" in out,
        "Debian's arm64 crash opens the dump, loads the arm64 extension and "

@@ -22,7 +22,6 @@ import mmap
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -57,19 +56,9 @@ def run(*args, timeout=600):
 
 
 def load_segments(path):
-    """(p_paddr, p_filesz, p_memsz) of each PT_LOAD, read by hand."""
-    segs = []
-    with open(path, "rb") as f:
-        ehdr = f.read(64)
-        phoff, = struct.unpack_from("<Q", ehdr, 32)
-        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            (p_type, _fl, p_offset, _va, p_paddr, p_filesz, p_memsz,
-             _al) = struct.unpack("<IIQQQQQQ", f.read(56))
-            if p_type == 1:
-                segs.append((p_paddr, p_offset, p_filesz, p_memsz))
-    return segs
+    """(p_paddr, p_offset, p_filesz, p_memsz) of each PT_LOAD."""
+    return [(pa, off, filesz, memsz) for t, off, pa, filesz, memsz in
+            ktvm.elf_program_headers(path) if t == 1]
 
 
 def find_descriptor(path):

@@ -161,19 +161,7 @@ def check_crash_arm64(scenario, fmt, path, node, cpu):
                 "verify": "ktrepl -v", "cpus": "ktrepl -c",
                 "diff": "ktrepl -d", "vtop": "ktrepl -t int_sqrt",
                 "panic": "ktrepl -p"}
-    script = []
-    for tag, cmd in commands.items():
-        script += [f"echo @@{tag}@@\\n", cmd]
-    rc, out = ktvm.crash(vmlinux, path, *script, arch="arm64", timeout=1200)
-    outs, tag = {}, None
-    for line in out.splitlines():
-        m = re.match(r"@@(\w+)@@", line)
-        if m:
-            tag = m.group(1)
-            outs[tag] = []
-        elif tag:
-            outs[tag].append(line)
-    outs = {k: "\n".join(v) for k, v in outs.items()}
+    rc, out, outs = ktvm.crash_session(vmlinux, path, commands, arch="arm64")
     tap.ok(rc == 0 and set(outs) == set(commands),
            f"{name} crash opens the dump and runs every command "
            f"(rc {rc}, got {sorted(outs)})", out[-3000:])
@@ -233,18 +221,9 @@ def check_read_excluded(path):
     """read across the end of a segment's file data, into pages the
     filter left out (p_memsz past p_filesz): the zeros are named."""
     name = "[x86_64 kexec-first makedumpfile -E, read into filtered pages]"
-    edge = None
-    with open(path, "rb") as f:
-        ehdr = f.read(64)
-        phoff, = struct.unpack_from("<Q", ehdr, 32)
-        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            (p_type, _, _, _, paddr, filesz, memsz, _) = \
-                struct.unpack("<IIQQQQQQ", f.read(56))
-            if p_type == 1 and filesz >= 8 and memsz >= filesz + 8:
-                edge = paddr + filesz
-                break
+    edge = next((pa + filesz for t, _, pa, filesz, memsz in
+                 ktvm.elf_program_headers(path)
+                 if t == 1 and filesz >= 8 and memsz >= filesz + 8), None)
     if not tap.ok(edge is not None, f"{name} the dump has a segment with "
                   "filtered pages at its end (p_memsz past p_filesz)"):
         return
