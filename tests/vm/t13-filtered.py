@@ -22,6 +22,7 @@ import mmap
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
