@@ -10,6 +10,7 @@
  *   slot.c      per-CPU write slots: replica bytes, read-only aliases kept
  *   workload.c  worker threads on node tables (activation "workload")
  *   modules.c   module text and rodata, and the tables they add
+ *   module_leaves.c  a module's leaves onto its copies and back (module.h)
  *   mirror.c    the module-area table mirror that keeps those tables fresh
  *   failsafe.c  off, repair, check, on again after any missed write
  *   inject.c    fault injection, test build only (testing.h)

@@ -24,8 +24,9 @@
  * mirror (mirror.c) keeps every owned copy equal to its master.
  *
  * The master node runs a copy too where the loader put a page on another
- * node: see struct ktr_master_copy. A leaf that changes its page changes
- * it with no text write in flight: see move_leaves_now().
+ * node: see struct ktr_master_copy (module.h). A leaf that changes its page
+ * changes it with no text write in flight: see move_leaves_now()
+ * (module_leaves.c).
  *
  * Unload of a module: its leaves are pointed back at its own pages and
  * every CPU's TLB flushed while the patch hook still writes its copies;
@@ -59,46 +60,11 @@
 #include "testing.h"
 #include "ktrepl_compat.h"
 #include "ktrepl_node.h"
+#include "module.h"
 
 static bool modules = true;
 module_param(modules, bool, 0400);
 MODULE_PARM_DESC(modules, "replicate the text and rodata of loaded modules too (default 1)");
-
-struct leaf_write {
-	u64 *entry;
-	u64 val;
-};
-
-struct ktr_module {
-	struct list_head list;	/* in ktr_modules: RCU, writers under mods_lock */
-	struct module *mod;	/* valid while listed and followed */
-	char name[MODULE_NAME_LEN];
-	/* [start, end): text up to text_end, then (to 6.3) its rodata */
-	unsigned long start, text_end, end;
-	/* from 6.4 the rodata is an area of its own; 0 before */
-	unsigned long rodata_start, rodata_end;
-	struct ktr_chunk *chunks;
-	int nr_chunks;
-	struct ktr_master_copy *master_copies;	/* [nr_chunks] */
-	/* room for every leaf of every set, taken at load: unload cannot fail */
-	struct leaf_write *leaf_writes;
-	bool ready;		/* copies taken: the patch hook writes them */
-	bool mapped;		/* node leaves point at them: the mirror keeps them */
-	u64 since_ns;
-};
-
-/*
- * The master node's copy of a module page the loader put on another
- * node. While the module is replicated the master's leaf maps it, so the
- * master node runs local text too, and the kernel's own writes land in
- * it (its text poker follows the master's leaf: vmalloc_to_page()). The
- * loader's page goes back under the leaf, with the current bytes, before
- * the module is freed: vfree() frees the pages it allocated.
- */
-struct ktr_master_copy {
-	struct page *page;	/* NULL: the loader's page is on the master node */
-	phys_addr_t loader_pa;
-};
 
 /*
  * mods_lock serializes everything that changes ktr_modules or a listed
@@ -135,14 +101,6 @@ static bool module_covers(const struct ktr_module *km, unsigned long va)
 static unsigned long module_bytes(const struct ktr_module *km)
 {
 	return km->end - km->start + km->rodata_end - km->rodata_start;
-}
-
-/* every TLB entry of the module's ranges; context: any */
-static void flush_module(const struct ktr_module *km)
-{
-	ktr_arch.flush_kernel_range(km->start, km->end);
-	if (km->rodata_end)
-		ktr_arch.flush_kernel_range(km->rodata_start, km->rodata_end);
 }
 
 /* Context: under mods_lock, or an RCU reader (preemption off is one) */
@@ -336,155 +294,6 @@ static void note_owned_span(void)
 	ktr_mirror_set_span(lo, last);
 }
 
-/* the master node's copies, for pages the loader put elsewhere */
-static int alloc_master_copies(struct ktr_module *km)
-{
-	int i;
-
-	km->master_copies = kcalloc(km->nr_chunks, sizeof(*km->master_copies),
-				    GFP_KERNEL);
-	if (!km->master_copies)
-		return -ENOMEM;
-	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_master_copy *mc = &km->master_copies[i];
-
-		mc->loader_pa = km->chunks[i].master_pa;
-		if (ktrepl_pa_node(mc->loader_pa) == ktr.master_nid)
-			continue;
-		mc->page = ktr_alloc(ktr.master_nid, 0);
-		if (!mc->page) {
-			pr_err("no memory on node %d for the master's copy of %s\n",
-			       ktr.master_nid, km->name);
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/* one move of a module's leaves: onto the copies, or back */
-struct leaf_move {
-	struct ktr_module *km;
-	bool to_copies;
-	int nr_writes;
-};
-
-static void add_write(struct leaf_move *m, u64 *entry, u64 val)
-{
-	if (READ_ONCE(*entry) != val)
-		m->km->leaf_writes[m->nr_writes++] =
-			(struct leaf_write){ entry, val };
-}
-
-/*
- * The master's leaf for chunk i, and each node's, as they are to be.
- * Moving onto the copies, the master's copy first takes the current
- * bytes; moving back, the loader's page does. Interrupts off.
- */
-static void plan_leaf_writes(struct leaf_move *m, int i)
-{
-	struct ktr_chunk *c = &m->km->chunks[i];
-	struct ktr_master_copy *mc = &m->km->master_copies[i];
-	int level, nid, leaf_level = ktr.geom.levels - 1;
-	u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
-	u64 master = READ_ONCE(*e);
-
-	lockdep_assert_held(&ktr.tables_lock);
-	if (mc->page) {
-		phys_addr_t to = m->to_copies ? page_to_phys(mc->page) :
-						mc->loader_pa;
-
-		ktr_write_phys(to, (void *)c->va, PAGE_SIZE);
-		ktr_arch.sync_icache(phys_to_virt(to), c->va, PAGE_SIZE);
-		master = (master & ~ktr.geom.addr_mask) | to;
-		add_write(m, e, master);
-	}
-	for_each_online_node(nid) {
-		struct ktr_node *n = &ktr.nodes[nid];
-
-		if (!n->own_replica || !n->root || !c->copy[nid])
-			continue;
-		/* only a leaf in a table the node owns is the node's own */
-		if (!ktr_owned_table(n, leaf_level, c->va))
-			continue;
-		e = ktr_walk(n->root, c->va, -1, &level);
-		if (level != leaf_level)
-			continue;
-		add_write(m, e, m->to_copies ?
-			  ktr_arch.node_leaf(master,
-					     page_to_phys(c->copy[nid])) :
-			  master);
-	}
-}
-
-/*
- * Every CPU that may fetch the module sees only the old leaves or only
- * the new ones: both map the same bytes, and no write to the text is in
- * flight (stop_machine(), or text_mutex). Where a leaf may not change its
- * page in one write (arm64), every leaf goes through an invalid entry and
- * a broadcast invalidate first; no CPU runs the module meanwhile, since
- * every other one spins in stop_machine() with interrupts off.
- */
-static int move_leaves_now(void *arg)
-{
-	struct leaf_move *m = arg;
-	struct ktr_module *km = m->km;
-	struct leaf_write *w = km->leaf_writes;
-	int i;
-
-	raw_spin_lock(&ktr.tables_lock);
-	m->nr_writes = 0;
-	for (i = 0; i < km->nr_chunks; i++)
-		plan_leaf_writes(m, i);
-	if (ktr_arch.leaf_move_breaks) {
-		for (i = 0; i < m->nr_writes; i++)
-			WRITE_ONCE(*w[i].entry, 0);
-		if (ktr_arch.tables_changed)
-			ktr_arch.tables_changed();
-		flush_module(km);
-	}
-	for (i = 0; i < m->nr_writes; i++)
-		WRITE_ONCE(*w[i].entry, w[i].val);
-	if (ktr_arch.tables_changed)
-		ktr_arch.tables_changed();
-	/* arm64's write_master writes the master's page: now this one */
-	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_master_copy *mc = &km->master_copies[i];
-
-		if (mc->page)
-			km->chunks[i].master_pa = m->to_copies ?
-				page_to_phys(mc->page) : mc->loader_pa;
-	}
-	WRITE_ONCE(km->mapped, m->to_copies);
-	raw_spin_unlock(&ktr.tables_lock);
-	return 0;
-}
-
-static void move_leaves(struct ktr_module *km, bool to_copies)
-{
-	struct leaf_move m = { .km = km, .to_copies = to_copies };
-	unsigned long flags;
-
-	lockdep_assert_held(&mods_lock);
-	/*
-	 * stop_machine() excludes an arm64 patch, made with interrupts off;
-	 * an x86 one sleeps under text_mutex, which must not be taken
-	 * around stop_machine() (static keys take it inside the CPU
-	 * hotplug lock).
-	 */
-	if (ktr_arch.leaf_move_breaks) {
-		stop_machine(move_leaves_now, &m, NULL);
-	} else {
-		if (ktr.text_mutex)
-			mutex_lock(ktr.text_mutex);
-		local_irq_save(flags);
-		move_leaves_now(&m);
-		local_irq_restore(flags);
-	}
-	flush_module(km);
-	if (!ktr_arch.leaf_move_breaks && ktr.text_mutex)
-		mutex_unlock(ktr.text_mutex);
-}
-
 static int map_module(struct ktr_module *km)
 {
 	int i, nid;
@@ -505,46 +314,17 @@ static int map_module(struct ktr_module *km)
 	note_owned_span();
 	/* a master entry written before the span grew: into the new copies */
 	ktr_mirror_range(0, ULONG_MAX);
-	move_leaves(km, true);
+	ktr_module_move_leaves(km, true);
 	return 0;
-}
-
-/*
- * Activation mm: a CPU keeps a global TLB entry across the CR3 switch
- * into a bound process, so while a module is replicated the master's
- * leaves over it are not global, as the core's are not (mm_x86.c).
- */
-static void master_leaves_global(struct ktr_module *km, bool global)
-{
-	int i;
-
-	lockdep_assert_held(&mods_lock);
-	if (ktr.activation != KTREPL_ACT_MM || !ktr_arch.mm->leaf_global)
-		return;
-	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_chunk *c = &km->chunks[i];
-		int level;
-		u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
-		u64 v = READ_ONCE(*e);
-
-		if (!global && ktr_arch.global(v, level)) {
-			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, false));
-			c->global_cleared = true;
-		} else if (global && c->global_cleared) {
-			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, true));
-			c->global_cleared = false;
-		}
-	}
-	flush_module(km);
 }
 
 /* every leaf back on the loader's pages, every TLB flushed, unlisted */
 static void unmap_and_unlist(struct ktr_module *km)
 {
 	lockdep_assert_held(&mods_lock);
-	master_leaves_global(km, true);
+	ktr_module_leaves_global(km, true);
 	if (READ_ONCE(km->mapped))
-		move_leaves(km, false);
+		ktr_module_move_leaves(km, false);
 	list_del_rcu(&km->list);
 	/* the patch hook runs with preemption off */
 	synchronize_rcu();
@@ -614,7 +394,7 @@ static int replicate_module(struct module *mod)
 	if (!ret)
 		ret = alloc_module_replicas(km);
 	if (!ret)
-		ret = alloc_master_copies(km);
+		ret = ktr_module_alloc_master_copies(km);
 	if (!ret) {
 		km->leaf_writes = kvcalloc(km->nr_chunks *
 						   (1 + num_online_nodes()),
@@ -642,7 +422,7 @@ static int replicate_module(struct module *mod)
 		free_module_replicas(km);
 		return ret;
 	}
-	master_leaves_global(km, false);
+	ktr_module_leaves_global(km, false);
 	km->since_ns = local_clock();
 	pr_info("module %s replicated: %lu KiB of text and rodata per node\n",
 		km->name, module_bytes(km) >> 10);
@@ -782,9 +562,9 @@ void ktr_modules_stop(void)
 	 * to the loader's pages, which outlive ktrepl.ko.
 	 */
 	list_for_each_entry(km, &ktr_modules, list) {
-		master_leaves_global(km, true);
+		ktr_module_leaves_global(km, true);
 		if (km->mapped)
-			move_leaves(km, false);
+			ktr_module_move_leaves(km, false);
 	}
 	mutex_unlock(&mods_lock);
 	if (notifier_on)
