@@ -324,7 +324,6 @@ const struct ktr_arch ktr_arch = {
 	.release_cpu = arm64_release_cpu,
 	.leave_root = arm64_release_cpu,
 	.patch_symbol = "__aarch64_insn_write",
-	.patch_hook = KTR_HOOK_FTRACE,
 	.patch_args = arm64_patch_args,
 	.write_master = arm64_write_master,
 	.skip_kernel_write = arm64_skip_kernel_write,

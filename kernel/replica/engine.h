@@ -6,6 +6,7 @@
  *   engine.c    load, stop and free, in named and timed steps
  *   build.c     chunks, node-local replicas and each node's tables
  *   patch.c     propagation of runtime text patches into every replica
+ *   patch_*.c   the arch's hook on the kernel's text writes (patch.h)
  *   audit.c     the net behind the patch hooks, and the fail-safe's resync
  *   slot.c      per-CPU write slots: replica bytes, read-only aliases kept
  *   workload.c  worker threads on node tables (activation "workload")
@@ -180,11 +181,6 @@ struct ktr_geom {
 	u64 addr_mask;				/* output address in an entry */
 };
 
-enum ktr_patch_hook {
-	KTR_HOOK_KPROBE,	/* a kprobe pre-handler */
-	KTR_HOOK_FTRACE,	/* an ftrace_ops */
-};
-
 /*
  * Page-table geometry, entry decoding and instruction forms of the one
  * architecture this module is built for (Kbuild picks arch_x86.c or
@@ -214,9 +210,8 @@ struct ktr_arch {
 	void (*release_cpu)(void);
 	/* the same from the scheduler, irqs off, before a switch */
 	void (*leave_root)(void);
-	/* the text-patching function hooked before every write, and how */
+	/* the text-patching function hooked (patch_x86.c, patch_arm64.c) */
 	const char *patch_symbol;
-	enum ktr_patch_hook patch_hook;
 	/* decode (va, src, len, fill) from the hooked function's arguments */
 	bool (*patch_args)(struct pt_regs *regs, unsigned long *va,
 			   const void **src, size_t *len, bool *fill);
@@ -539,8 +534,10 @@ void ktr_activation_pause(void);
 const char *ktr_activation_resume(void);
 void ktr_activation_give_up(const char *why);
 bool ktr_activation_paused(void);	/* any context */
-/* patch.c and audit.c, for the fail-safe */
+/* patch.c, patch_*.c and audit.c, for the fail-safe */
 u64 ktr_patch_probe_misses(void);
+/* whether a pass can keep out of a patch in flight (patch_*.c) */
+bool ktr_patch_excludable(void);
 unsigned int ktr_patch_resync(bool repair);
 
 /* provider.c */

@@ -115,8 +115,8 @@ static const char *repair_and_check(unsigned long why)
 	int tries;
 
 	lockdep_assert_held(&failsafe_lock);
-	/* x86 without text_mutex: a patch in flight would look missed */
-	if (ktr_arch.patch_hook != KTR_HOOK_FTRACE && !ktr.text_mutex)
+	/* a patch in flight would look missed (x86 without text_mutex) */
+	if (!ktr_patch_excludable())
 		return "failsafe_no_patch_exclusion";
 	for (tries = 0; tries < KTR_FS_TRIES; tries++) {
 		fixed += ktr_patch_resync(true);

@@ -1,36 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Patch propagation: every runtime write to the master's text reaches
- * every replica inside the writer's own synchronisation window.
- *
- * x86_64: a kretprobe on __text_poke writes each replica before the
- * master (so no replica is ever behind the master in an int3 sequence).
- * Context: its entry handler, under text_mutex, interrupts on or off.
- *
- * arm64: every post-boot core-text write (jump labels, ftrace, kprobes)
- * funnels through __aarch64_insn_write(), which kprobes refuse but
- * ftrace can hook. The ftrace handler takes the write over: it writes
- * the master, then every replica, cleans each copy to the point of
- * unification, and makes the kernel's function return without writing
- * again. The writer's own kick_all_cpus_sync() or stop_machine() then
- * covers every copy. Context: the ftrace handler, any.
- *
- * arm64 6.12 builds that code noinstr: neither ftrace nor kprobes reach
- * it. Every write still maps its page at the kernel's poke slot and
- * unmaps it after, under patch_lock, through __set_fixmap(), which a
- * kprobe reaches. The map opens the patch window; the unmap (the write
- * made, the writer's cache maintenance and synchronisation still to come)
- * copies what changed on that page into every replica, and cleans the
- * master through its linear alias, since the writer cleans the VA, which
- * on a replica node's CPU is that node's copy.
- *
- * Behind every hook runs the audit (audit.c). Replica bytes are written
- * through slot.c's per-CPU temporary mapping, so the replicas'
- * direct-map alias stays read-only.
+ * every replica inside the writer's own synchronisation window. This
+ * file holds what every architecture shares: the propagation of one
+ * write (ktr_propagate_patch()), the patch window, the counters and the
+ * log. How the kernel's writes are seen is the arch's, picked by Kbuild:
+ * patch_x86.c (a kretprobe on __text_poke) or patch_arm64.c (an ftrace
+ * hook on __aarch64_insn_write, or a kprobe on the poke slot's map and
+ * unmap where that is noinstr). Behind every hook runs the audit
+ * (audit.c). Replica bytes are written through slot.c's per-CPU
+ * temporary mapping, so the replicas' direct-map alias stays read-only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ftrace.h>
 #include <linux/io.h>
 #include <linux/kprobes.h>
 #include <linux/lockdep.h>
@@ -40,6 +22,7 @@
 #include <linux/spinlock.h>
 
 #include "engine.h"
+#include "patch.h"
 #include "testing.h"
 
 #define KTR_LOG_SIZE 256
@@ -66,33 +49,15 @@ static u64 patch_seq;	/* under log_lock */
  */
 static atomic64_t patch_window;
 
-static bool kprobe_registered, ftrace_registered, poke_registered;
-/* the hook writes the master and the kernel's function skips its write */
-static bool write_taken_over;
-static struct kretprobe patch_kretprobe;
 /*
  * hook_lock: the hooks (kprobe, kretprobe or ftrace handler, interrupts
  * off) hold it over the master and replica writes of one patch, and
- * over setting and clearing poked; the audit and the resync hold it over
- * their comparison and repair of one page. So neither ever sees half a
- * patch. Raw, for the handlers. Only ktr_replica_write() and
- * ktr_write_phys() run inside it.
+ * patch_arm64.c over setting and clearing its poke state; the audit and
+ * the resync hold it over their comparison and repair of one page. So
+ * neither ever sees half a patch. Raw, for the handlers. Only
+ * ktr_replica_write() and ktr_write_phys() run inside it.
  */
 static DEFINE_RAW_SPINLOCK(hook_lock);
-/*
- * The page in the poke slot, between its map and unmap (patch_lock), and
- * its bytes at the map: the unmap passes on exactly what the kernel wrote,
- * never a replica's own damage, which is the tools' to find. chunk is
- * set and cleared under hook_lock: the kernel writes the master between
- * the two, and the audit must not take that for a missed write.
- */
-static struct {
-	struct ktr_chunk *chunk;
-	unsigned long va;
-	phys_addr_t pa;
-	u8 *before;	/* PAGE_SIZE */
-} poked;
-
 /* the chunk a patch at va lands in, core or module; NULL if none */
 static struct ktr_chunk *replicated_chunk(unsigned long va, size_t len)
 {
@@ -123,10 +88,11 @@ void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
 /*
  * One write to the master's text, seen before the kernel makes it: every
  * replica gets the same bytes (and, where the arch takes the write over,
- * the master first, and the kernel then skips its own). Returns whether
- * the patch window stays open until the kernel wrote the master.
+ * the master first: the arch's hook then makes the kernel skip its own,
+ * if *made). Returns whether the patch window stays open until the
+ * kernel wrote the master.
  */
-static bool propagate_patch(struct pt_regs *regs)
+bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 {
 	unsigned int written = 0;
 	unsigned long va, flags;
@@ -136,6 +102,7 @@ static bool propagate_patch(struct pt_regs *regs)
 	bool fill;
 	int nid;
 
+	*made = false;
 	ktr_failsafe_poll();
 	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len)
 		return false;
@@ -172,8 +139,7 @@ static bool propagate_patch(struct pt_regs *regs)
 		written++;
 	}
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
-	if (write_taken_over)
-		ktr_arch.skip_kernel_write(regs);
+	*made = true;
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
 	ktr_patch_log_add(va, len, written, true);
@@ -185,248 +151,69 @@ static bool propagate_patch(struct pt_regs *regs)
 	}
 	return true;
 }
-NOKPROBE_SYMBOL(propagate_patch);
-
-/*
- * x86_64: under text_mutex, before __text_poke writes the master; its
- * return closes the patch window the entry opened (text_mutex makes
- * these calls one at a time).
- */
-static int patch_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	*(bool *)ri->data = propagate_patch(regs);
-	return 0;
-}
-NOKPROBE_SYMBOL(patch_entry);
-
-static int patch_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	if (*(bool *)ri->data)
-		atomic64_inc(&patch_window);
-	return 0;
-}
-NOKPROBE_SYMBOL(patch_return);
+NOKPROBE_SYMBOL(ktr_propagate_patch);
 
 u64 ktr_patch_window(void)
 {
 	return atomic64_read(&patch_window);
 }
 
-/* arm64: at the entry of the one patching funnel, any context */
-static void notrace patch_ftrace_handler(unsigned long ip,
-					 unsigned long parent_ip,
-					 struct ftrace_ops *op,
-					 struct ftrace_regs *fregs)
+/* the arch's hook: a step of the patch window (see patch_window) */
+void ktr_patch_window_step(void)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
-
-	if (regs)
-		propagate_patch(regs);
+	atomic64_inc(&patch_window);
 }
+NOKPROBE_SYMBOL(ktr_patch_window_step);
 
-/*
- * PERMANENT: while registered, kernel.ftrace_enabled=0 is refused, since
- * it would stop the hook while the kernel still patches. IPMODIFY is
- * added where the handler takes the write over (skip_kernel_write).
- */
-static struct ftrace_ops patch_fops = {
-	.func = patch_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
-		 FTRACE_OPS_FL_PERMANENT,
-};
-
-static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
+/* the arch's hook: a patch it passed on itself, or one it had to miss */
+void ktr_patch_count(size_t len, bool missed)
 {
-	unsigned long image = ktr_arch.image_va(pa);
-	struct ktr_chunk *c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks,
-						image);
-
-	if (c && c->master_pa + (image - c->va) == pa) {
-		*va = image;
-		return c;
-	}
-	c = ktr_module_chunk_at_pa(pa);
-	if (c)
-		*va = c->va;
-	return c;
-}
-NOKPROBE_SYMBOL(chunk_at_master_pa);
-
-/* the poked page is written: every replica gets the bytes that changed */
-static void sync_poked_page(void)
-{
-	u8 *master = phys_to_virt(poked.pa);
-	size_t first = PAGE_SIZE, last = 0, b, len;
-	unsigned int written = 0;
-	unsigned long flags;
-	int nid;
-
-	for (b = 0; b < PAGE_SIZE; b++)
-		if (master[b] != poked.before[b]) {
-			first = min(first, b);
-			last = b;
-		}
-	raw_spin_lock_irqsave(&hook_lock, flags);
-	if (first == PAGE_SIZE) {
-		poked.chunk = NULL;
-		raw_spin_unlock_irqrestore(&hook_lock, flags);
+	if (missed) {
+		atomic64_inc(&nr_missed);
 		return;
 	}
-	len = last - first + 1;
-	for_each_replica(poked.chunk, nid) {
-		ktr_replica_write(nid, poked.va + first, master + first, -1,
-				  len);
-		written++;
-	}
-	ktr_arch.sync_icache(master + first, poked.va + first, len);
-	poked.chunk = NULL;
-	raw_spin_unlock_irqrestore(&hook_lock, flags);
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
-	ktr_patch_log_add(poked.va + first, len, written, true);
-	ktr_notify_changed(false);
 }
-NOKPROBE_SYMBOL(sync_poked_page);
-
-static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	unsigned long va, flags;
-	struct ktr_chunk *c;
-	phys_addr_t pa;
-	bool map;
-
-	if (!ktr_arch.poke_slot(regs, &pa, &map))
-		return 0;
-	if (!map) {
-		if (!poked.chunk)
-			return 0;
-		sync_poked_page();
-		atomic64_inc(&patch_window);
-		return 0;
-	}
-	if (!READ_ONCE(ktr.replicas_ready))
-		return 0;
-	c = chunk_at_master_pa(pa, &va);
-	if (!c)
-		return 0;
-	if (!ktr_test_propagate()) {
-		atomic64_inc(&nr_missed);
-		ktr_patch_log_add(va & PAGE_MASK, PAGE_SIZE, 0, false);
-		ktr_notify_changed(false);
-		return 0;
-	}
-	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
-	raw_spin_lock_irqsave(&hook_lock, flags);
-	poked.va = va & PAGE_MASK;
-	poked.pa = pa;
-	poked.chunk = c;
-	raw_spin_unlock_irqrestore(&hook_lock, flags);
-	atomic64_inc(&patch_window);
-	return 0;
-}
-NOKPROBE_SYMBOL(poke_pre);
-
-static struct kprobe poke_kprobe = { .pre_handler = poke_pre };
+NOKPROBE_SYMBOL(ktr_patch_count);
 
 /*
  * For the audit and the resync: hook_lock over one page of c at va,
- * unless a poke is writing that page (its unmap passes the bytes on);
- * false then, and the lock is not held.
+ * unless the arch's hook is writing that page (an arm64 poke, whose
+ * unmap passes the bytes on); false then, and the lock is not held.
  */
 bool ktr_hook_lock_page(struct ktr_chunk *c, unsigned long va,
 			unsigned long *flags)
 {
 	raw_spin_lock_irqsave(&hook_lock, *flags);
-	if (poked.chunk == c && poked.va == va) {
+	if (ktr_patch_arch_page_in_flight(c, va)) {
 		raw_spin_unlock_irqrestore(&hook_lock, *flags);
 		return false;
 	}
 	return true;
 }
 
+/* for the arch's hook, over its own state of a patch */
+unsigned long ktr_hook_lock(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&hook_lock, flags);
+	return flags;
+}
+NOKPROBE_SYMBOL(ktr_hook_lock);
+
 void ktr_hook_unlock(unsigned long flags)
 {
 	lockdep_assert_held(&hook_lock);
 	raw_spin_unlock_irqrestore(&hook_lock, flags);
 }
-
-static int start_poke_hook(void)
-{
-	int ret;
-
-	poked.before = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!poked.before)
-		return -ENOMEM;
-	poke_kprobe.symbol_name = ktr_arch.poke_symbol;
-	ret = register_kprobe(&poke_kprobe);
-	if (ret) {
-		kfree(poked.before);
-		poked.before = NULL;
-		return ret;
-	}
-	poke_registered = true;
-	ktr_audit_start();
-	pr_info("%s cannot be hooked: text writes are followed through %s\n",
-		ktr_arch.patch_symbol, ktr_arch.poke_symbol);
-	return 0;
-}
-
-static int start_ftrace_hook(void)
-{
-	unsigned long addr = ktr_ksym(ktr_arch.patch_symbol);
-	int ret;
-
-	if (!addr)
-		return -ENOENT;
-	ret = ftrace_set_filter_ip(&patch_fops, addr, 0, 0);
-	if (!ret && ktr_arch.skip_kernel_write) {
-		patch_fops.flags |= FTRACE_OPS_FL_IPMODIFY;
-		ret = register_ftrace_function(&patch_fops);
-		write_taken_over = !ret;
-		/* another ip-modifying user has it: write the master twice */
-		if (ret == -EBUSY) {
-			pr_warn("%s is modified by another ftrace user: the kernel writes the master again after the hook\n",
-				ktr_arch.patch_symbol);
-			patch_fops.flags &= ~FTRACE_OPS_FL_IPMODIFY;
-			ret = register_ftrace_function(&patch_fops);
-		}
-	} else if (!ret) {
-		ret = register_ftrace_function(&patch_fops);
-	}
-	if (ret) {
-		ftrace_free_filter(&patch_fops);
-		return ret;
-	}
-	ftrace_registered = true;
-	ktr_audit_start();
-	return 0;
-}
+NOKPROBE_SYMBOL(ktr_hook_unlock);
 
 int ktr_patch_start(void)
 {
-	int ret;
+	int ret = ktr_patch_arch_start();
 
-	if (ktr_arch.patch_hook == KTR_HOOK_FTRACE) {
-		ret = start_ftrace_hook();
-		/* not traceable, or no ftrace_regs with registers */
-		if ((ret == -EINVAL || ret == -ENOENT) && ktr_arch.poke_symbol)
-			ret = start_poke_hook();
-	} else {
-		patch_kretprobe.kp.symbol_name = ktr_arch.patch_symbol;
-		patch_kretprobe.entry_handler = patch_entry;
-		patch_kretprobe.handler = patch_return;
-		patch_kretprobe.data_size = sizeof(bool);
-		/* without an instance the entry handler would not run */
-		patch_kretprobe.maxactive = 2 * num_possible_cpus();
-		ret = register_kretprobe(&patch_kretprobe);
-		kprobe_registered = !ret;
-		/*
-		 * The net behind the hook, as on arm64; without text_mutex
-		 * it could not tell a patch in flight from a missed one.
-		 */
-		if (!ret && ktr.text_mutex)
-			ktr_audit_start();
-	}
 	if (ret)
 		pr_err("cannot hook %s for patch propagation: %d\n",
 		       ktr_arch.patch_symbol, ret);
@@ -439,27 +226,20 @@ int ktr_patch_start(void)
  */
 void ktr_patch_stop(void)
 {
-	if (kprobe_registered) {
-		/* waits for running handlers (synchronize_rcu inside) */
-		unregister_kretprobe(&patch_kretprobe);
-		kprobe_registered = false;
-	}
-	if (poke_registered) {
-		unregister_kprobe(&poke_kprobe);
-		poke_registered = false;
-		poked.chunk = NULL;
-		kfree(poked.before);
-		poked.before = NULL;
-	}
+	ktr_patch_arch_stop();
 	ktr_audit_stop();
-	if (ftrace_registered) {
-		/* waits for running handlers too */
-		unregister_ftrace_function(&patch_fops);
-		ftrace_free_filter(&patch_fops);
-		ftrace_registered = false;
-		write_taken_over = false;
-	}
 }
+
+/*
+ * The calls the patch probes could not hand to the hook (nmissed): writes
+ * the master got and no replica did, which no handler of ours saw. The
+ * hook trips the fail-safe itself for the ones it drops. Context: any.
+ */
+u64 ktr_patch_probe_misses(void)
+{
+	return ktr_patch_arch_probe_misses();
+}
+NOKPROBE_SYMBOL(ktr_patch_probe_misses);
 
 /*
  * missed: patches no replica got. Besides those made with propagate=0,
@@ -475,24 +255,6 @@ void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed, bool *prop)
 	*prop = ktr_test_propagate();
 }
 
-/*
- * The calls the patch probes could not hand to the hook (nmissed): writes
- * the master got and no replica did, which no handler of ours saw. The
- * hook trips the fail-safe itself for the ones it drops. Context: any.
- */
-u64 ktr_patch_probe_misses(void)
-{
-	u64 n = 0;
-
-	if (kprobe_registered)
-		n += READ_ONCE(patch_kretprobe.kp.nmissed) +
-		     READ_ONCE(patch_kretprobe.nmissed);
-	if (poke_registered)
-		n += READ_ONCE(poke_kprobe.nmissed);
-	return n;
-}
-NOKPROBE_SYMBOL(ktr_patch_probe_misses);
-
 #ifdef KTREPL_TEST
 /*
  * Test build: make the engine see one miss of a kind, the way it would
@@ -507,11 +269,7 @@ int ktr_patch_force_miss(const char *kind, unsigned long va)
 		return 0;
 	}
 	if (!strcmp(kind, "probe")) {
-		if (kprobe_registered)
-			patch_kretprobe.kp.nmissed++;
-		else if (poke_registered)
-			poke_kprobe.nmissed++;
-		else
+		if (ktr_patch_arch_force_probe_miss())
 			return -EOPNOTSUPP;
 		ktr_failsafe_poll();
 		return 0;

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Between patch.c (what every arch shares) and the arch's hook,
+ * patch_x86.c or patch_arm64.c, which Kbuild picks.
+ */
+#ifndef KTREPL_PATCH_H
+#define KTREPL_PATCH_H
+
+#include <linux/ptrace.h>
+
+#include "engine.h"
+
+/* patch.c, for the hooks; any context */
+bool ktr_propagate_patch(struct pt_regs *regs, bool *made);
+void ktr_patch_window_step(void);
+void ktr_patch_count(size_t len, bool missed);
+unsigned long ktr_hook_lock(void);	/* ktr_hook_unlock(flags) after */
+
+/* the arch's hook */
+int ktr_patch_arch_start(void);
+void ktr_patch_arch_stop(void);		/* waits for running handlers */
+u64 ktr_patch_arch_probe_misses(void);
+/* under hook_lock: the hook is writing this page of c right now */
+bool ktr_patch_arch_page_in_flight(struct ktr_chunk *c, unsigned long va);
+/* test build: the hook's probe counts a call it could not handle */
+int ktr_patch_arch_force_probe_miss(void);
+
+#endif

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64's patch hook. Every post-boot core-text write (jump labels,
+ * ftrace, kprobes) funnels through __aarch64_insn_write(), which kprobes
+ * refuse but ftrace can hook. The ftrace handler takes the write over:
+ * it writes the master, then every replica, cleans each copy to the
+ * point of unification, and makes the kernel's function return without
+ * writing again. The writer's own kick_all_cpus_sync() or stop_machine()
+ * then covers every copy. Context: the ftrace handler, any.
+ *
+ * arm64 6.12 builds that code noinstr: neither ftrace nor kprobes reach
+ * it. Every write still maps its page at the kernel's poke slot and
+ * unmaps it after, under patch_lock, through __set_fixmap(), which a
+ * kprobe reaches. The map opens the patch window; the unmap (the write
+ * made, the writer's cache maintenance and synchronisation still to come)
+ * copies what changed on that page into every replica, and cleans the
+ * master through its linear alias, since the writer cleans the VA, which
+ * on a replica node's CPU is that node's copy.
+ *
+ * Locking: the poke state is set and cleared under patch.c's hook_lock
+ * (ktr_hook_lock()), which the audit holds over a page too; the
+ * registration flags are written only by start and stop, which never
+ * run concurrently.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/io.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "engine.h"
+#include "patch.h"
+#include "testing.h"
+
+static bool ftrace_registered, poke_registered;
+/* the hook writes the master and the kernel's function skips its write */
+static bool write_taken_over;
+
+/*
+ * The page in the poke slot, between its map and unmap (patch_lock), and
+ * its bytes at the map: the unmap passes on exactly what the kernel wrote,
+ * never a replica's own damage, which is the tools' to find. chunk is
+ * set and cleared under hook_lock: the kernel writes the master between
+ * the two, and the audit must not take that for a missed write.
+ */
+static struct {
+	struct ktr_chunk *chunk;
+	unsigned long va;
+	phys_addr_t pa;
+	u8 *before;	/* PAGE_SIZE */
+} poked;
+
+/* arm64: at the entry of the one patching funnel, any context */
+static void notrace patch_ftrace_handler(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	bool made;
+
+	if (!regs)
+		return;
+	ktr_propagate_patch(regs, &made);
+	if (made && write_taken_over)
+		ktr_arch.skip_kernel_write(regs);
+}
+
+/*
+ * PERMANENT: while registered, kernel.ftrace_enabled=0 is refused, since
+ * it would stop the hook while the kernel still patches. IPMODIFY is
+ * added where the handler takes the write over (skip_kernel_write).
+ */
+static struct ftrace_ops patch_fops = {
+	.func = patch_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
+		 FTRACE_OPS_FL_PERMANENT,
+};
+
+static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
+{
+	unsigned long image = ktr_arch.image_va(pa);
+	struct ktr_chunk *c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks,
+						image);
+
+	if (c && c->master_pa + (image - c->va) == pa) {
+		*va = image;
+		return c;
+	}
+	c = ktr_module_chunk_at_pa(pa);
+	if (c)
+		*va = c->va;
+	return c;
+}
+NOKPROBE_SYMBOL(chunk_at_master_pa);
+
+/* the poked page is written: every replica gets the bytes that changed */
+static void sync_poked_page(void)
+{
+	u8 *master = phys_to_virt(poked.pa);
+	size_t first = PAGE_SIZE, last = 0, b, len;
+	unsigned int written = 0;
+	unsigned long flags;
+	int nid;
+
+	for (b = 0; b < PAGE_SIZE; b++)
+		if (master[b] != poked.before[b]) {
+			first = min(first, b);
+			last = b;
+		}
+	flags = ktr_hook_lock();
+	if (first == PAGE_SIZE) {
+		poked.chunk = NULL;
+		ktr_hook_unlock(flags);
+		return;
+	}
+	len = last - first + 1;
+	for_each_replica(poked.chunk, nid) {
+		ktr_replica_write(nid, poked.va + first, master + first, -1,
+				  len);
+		written++;
+	}
+	ktr_arch.sync_icache(master + first, poked.va + first, len);
+	poked.chunk = NULL;
+	ktr_hook_unlock(flags);
+	ktr_patch_count(len, false);
+	ktr_patch_log_add(poked.va + first, len, written, true);
+	ktr_notify_changed(false);
+}
+NOKPROBE_SYMBOL(sync_poked_page);
+
+static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long va, flags;
+	struct ktr_chunk *c;
+	phys_addr_t pa;
+	bool map;
+
+	if (!ktr_arch.poke_slot(regs, &pa, &map))
+		return 0;
+	if (!map) {
+		if (!poked.chunk)
+			return 0;
+		sync_poked_page();
+		ktr_patch_window_step();
+		return 0;
+	}
+	if (!READ_ONCE(ktr.replicas_ready))
+		return 0;
+	c = chunk_at_master_pa(pa, &va);
+	if (!c)
+		return 0;
+	if (!ktr_test_propagate()) {
+		ktr_patch_count(0, true);
+		ktr_patch_log_add(va & PAGE_MASK, PAGE_SIZE, 0, false);
+		ktr_notify_changed(false);
+		return 0;
+	}
+	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
+	flags = ktr_hook_lock();
+	poked.va = va & PAGE_MASK;
+	poked.pa = pa;
+	poked.chunk = c;
+	ktr_hook_unlock(flags);
+	ktr_patch_window_step();
+	return 0;
+}
+NOKPROBE_SYMBOL(poke_pre);
+
+static struct kprobe poke_kprobe = { .pre_handler = poke_pre };
+
+static int start_poke_hook(void)
+{
+	int ret;
+
+	poked.before = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!poked.before)
+		return -ENOMEM;
+	poke_kprobe.symbol_name = ktr_arch.poke_symbol;
+	ret = register_kprobe(&poke_kprobe);
+	if (ret) {
+		kfree(poked.before);
+		poked.before = NULL;
+		return ret;
+	}
+	poke_registered = true;
+	ktr_audit_start();
+	pr_info("%s cannot be hooked: text writes are followed through %s\n",
+		ktr_arch.patch_symbol, ktr_arch.poke_symbol);
+	return 0;
+}
+
+static int start_ftrace_hook(void)
+{
+	unsigned long addr = ktr_ksym(ktr_arch.patch_symbol);
+	int ret;
+
+	if (!addr)
+		return -ENOENT;
+	ret = ftrace_set_filter_ip(&patch_fops, addr, 0, 0);
+	if (!ret && ktr_arch.skip_kernel_write) {
+		patch_fops.flags |= FTRACE_OPS_FL_IPMODIFY;
+		ret = register_ftrace_function(&patch_fops);
+		write_taken_over = !ret;
+		/* another ip-modifying user has it: write the master twice */
+		if (ret == -EBUSY) {
+			pr_warn("%s is modified by another ftrace user: the kernel writes the master again after the hook\n",
+				ktr_arch.patch_symbol);
+			patch_fops.flags &= ~FTRACE_OPS_FL_IPMODIFY;
+			ret = register_ftrace_function(&patch_fops);
+		}
+	} else if (!ret) {
+		ret = register_ftrace_function(&patch_fops);
+	}
+	if (ret) {
+		ftrace_free_filter(&patch_fops);
+		return ret;
+	}
+	ftrace_registered = true;
+	ktr_audit_start();
+	return 0;
+}
+
+int ktr_patch_arch_start(void)
+{
+	int ret = start_ftrace_hook();
+
+	/* not traceable, or no ftrace_regs with registers */
+	if ((ret == -EINVAL || ret == -ENOENT) && ktr_arch.poke_symbol)
+		ret = start_poke_hook();
+	return ret;
+}
+
+void ktr_patch_arch_stop(void)
+{
+	if (poke_registered) {
+		unregister_kprobe(&poke_kprobe);
+		poke_registered = false;
+		poked.chunk = NULL;
+		kfree(poked.before);
+		poked.before = NULL;
+	}
+	if (ftrace_registered) {
+		/* waits for running handlers too */
+		unregister_ftrace_function(&patch_fops);
+		ftrace_free_filter(&patch_fops);
+		ftrace_registered = false;
+		write_taken_over = false;
+	}
+}
+
+u64 ktr_patch_arch_probe_misses(void)
+{
+	return poke_registered ? READ_ONCE(poke_kprobe.nmissed) : 0;
+}
+NOKPROBE_SYMBOL(ktr_patch_arch_probe_misses);
+
+/* hook_lock and the poke state keep a comparison out of a patch */
+bool ktr_patch_excludable(void)
+{
+	return true;
+}
+
+bool ktr_patch_arch_page_in_flight(struct ktr_chunk *c, unsigned long va)
+{
+	return poked.chunk == c && poked.va == va;
+}
+
+int ktr_patch_arch_force_probe_miss(void)
+{
+	if (!poke_registered)
+		return -EOPNOTSUPP;
+	poke_kprobe.nmissed++;
+	return 0;
+}
