@@ -25,12 +25,10 @@
 
 #include "check.h"
 #include "kallsyms.h"
+#include "fixture_path.h"
 #include "tap.h"
 
 /* the Makefile says where the fixtures are from the test binary */
-#ifndef KALLSYMS_FIXTURES
-#define KALLSYMS_FIXTURES "../../tests/unit/fixtures/kallsyms"
-#endif
 
 static const char *const fixtures[] = {
 	"x86_64-6.1.0-50-cloud-amd64",
@@ -104,22 +102,6 @@ static int identity(void *arg, uint64_t va, uint64_t *pa, uint64_t *contig,
 	*pa = va;
 	*contig = s->va + s->len - va;
 	return 0;
-}
-
-static char fixture_root[PATH_MAX / 2];
-
-static void find_fixtures(const char *argv0)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0) {
-		snprintf(self, sizeof(self), "%s", argv0);
-		n = strlen(self);
-	}
-	self[n] = '\0';
-	snprintf(fixture_root, sizeof(fixture_root), "%s/%s", dirname(self),
-		 KALLSYMS_FIXTURES);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -397,7 +379,7 @@ static void fixture_tests(const char *name)
 	bool sorted = true;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s/%s", fixture_root, name);
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_path("kallsyms"), name);
 	if (access(dir, R_OK)) {
 		tap_ok(0, "%s: fixture at %s (tests/vm/capture-kallsyms.py --write makes it)",
 		       name, dir);
@@ -649,7 +631,6 @@ int main(int argc, char **argv)
 		return dump_mode(argv[2], argv[4],
 				 argc > 5 && !strcmp(argv[5], "--subset"));
 	tap_header();
-	find_fixtures(argv[0]);
 	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
 		fixture_tests(fixtures[i]);
 	big_symbol_test();

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <linux/capability.h>
 
+#include "fixture_path.h"
 #include "lockdown.h"
 #include "tap.h"
 
-#define FIXTURE "fixtures/lockdown/"
+/* under tests/unit/fixtures (fixture_path()) */
+#define FIXTURE "lockdown/"
 
 static void test_parse(void)
 {
@@ -55,7 +57,7 @@ static void test_read(void)
 	int code;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		tap_ok(kt_lockdown_read(cases[i].file, &code) ==
+		tap_ok(kt_lockdown_read(fixture_path(cases[i].file), &code) ==
 			       cases[i].level && code == cases[i].code,
 		       "read %s: %s, errno %d", cases[i].file,
 		       kt_lockdown_name(cases[i].level), code);
@@ -141,7 +143,7 @@ static void test_explain(void)
 			.code = c->code,
 			.root = c->root,
 			.rawio = c->rawio,
-			.lockdown_path = c->lockdown,
+			.lockdown_path = fixture_path(c->lockdown),
 		};
 		enum kt_lockdown_cause cause;
 		char msg[1024];
