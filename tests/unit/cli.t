@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,18 +19,12 @@ DUMP = os.environ.get("KTREPL_DUMP",
 TOP = os.environ.get("KTREPL_TOP",
                      os.path.join(BUILD, "ktrepl-top", "ktrepl-top"))
 VERSION = open(os.path.join(TOP_DIR, "VERSION")).read().strip()
-n = 0
-failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from ktrepl_tap import Tap  # noqa: E402
 
-
-def ok(cond, what, diag=""):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
-    if not cond and diag:
-        for line in str(diag).splitlines()[:20]:
-            print(f"# {line}")
+tap = Tap(header=False)
+ok = tap.ok
 
 
 def run(*args, tool=DUMP):
@@ -38,7 +33,7 @@ def run(*args, tool=DUMP):
     return r.returncode, r.stdout, r.stderr
 
 
-print("TAP version 13")
+tap.header()
 tmp = tempfile.mkdtemp(prefix="ktrepl-cli-")
 nowhere = os.path.join(tmp, "no-debugfs")
 
@@ -208,5 +203,4 @@ else:
     ok(True, "bash completions # SKIP no bash-completion package")
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"1..{n}")
-raise SystemExit(1 if failed else 0)
+tap.done()

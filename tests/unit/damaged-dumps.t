@@ -18,15 +18,12 @@ DUMP = os.environ.get("KTREPL_DUMP", os.path.join(
 SHIM = os.environ.get("KTREPL_SHIM", os.path.join(
     HERE, "..", "..", "build", "unit", "kdump_shim.so"))
 REPRO = os.path.join(HERE, "..", "upstream", "libkdumpfile-strtab-past-eof")
-n = 0
-failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from ktrepl_tap import Tap  # noqa: E402
 
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
+tap = Tap(header=False)
+ok = tap.ok
 
 
 def run(path, env=None, timeout=60):
@@ -46,7 +43,7 @@ def patched(src, dst, edits):
 
 
 def main():
-    print("TAP version 13")
+    tap.header()
     tmp = tempfile.mkdtemp(prefix="ktrepl-damaged-")
     bad = os.path.join(tmp, "repro.core")
     good = os.path.join(tmp, "healthy.core")
@@ -122,8 +119,7 @@ def main():
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)
-    print(f"1..{n}")
-    sys.exit(1 if failed else 0)
+    tap.done()
 
 
 if __name__ == "__main__":

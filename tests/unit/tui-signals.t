@@ -16,6 +16,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import termios
 import time
@@ -24,18 +25,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.path.join(HERE, "..", "..", "build", "tools")
 TOP = os.environ.get("KTREPL_TOP",
                      os.path.join(BUILD, "ktrepl-top", "ktrepl-top"))
-n = 0
-failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from ktrepl_tap import Tap  # noqa: E402
 
-
-def ok(cond, what, diag=""):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
-    if not cond and diag:
-        for line in str(diag).splitlines()[:20]:
-            print(f"# {line}")
+tap = Tap(header=False)
+ok = tap.ok
 
 
 def fake_kernel(d):
@@ -150,7 +145,7 @@ def cooked(a):
     return bool(a[3] & termios.ICANON) and bool(a[3] & termios.ECHO)
 
 
-print("TAP version 13")
+tap.header()
 tmp = tempfile.mkdtemp(prefix="ktrepl-tui-")
 args = fake_kernel(tmp)
 probe = subprocess.run([TOP, "-b", "-n", "1", "-d", "0.1", *args],
@@ -160,9 +155,8 @@ reason = (probe.stdout + probe.stderr).strip()
 if probe.returncode == 2 and reason.startswith("ktrepl-top: error: ") and \
         "perf_event_open" in reason and "\n" not in reason:
     # only perf refused is a reason to skip; anything else fails
-    print(f"1..0 # SKIP ktrepl-top cannot sample here: {reason}")
     shutil.rmtree(tmp, ignore_errors=True)
-    raise SystemExit(0)
+    tap.skip_all(f"ktrepl-top cannot sample here: {reason}")
 ok(probe.returncode == 0, "ktrepl-top -b measures the fake kernel", reason)
 
 cases = ((b"q", 0, "q"),
@@ -211,5 +205,4 @@ else:
     ok(True, "CAP_PERFMON without root # SKIP needs root and setpriv")
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"1..{n}")
-raise SystemExit(1 if failed else 0)
+tap.done()

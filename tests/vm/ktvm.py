@@ -22,9 +22,12 @@ import struct
 import subprocess
 import tempfile
 import threading
+import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import ktrepl_tap  # noqa: E402
 # the kernel profile guests boot (scripts/kernels/NAME.conf), and the one
 # the smoke suite boots
 KERNEL = os.environ.get("KTREPL_KERNEL", "6.1")
@@ -432,27 +435,8 @@ class Guest:
         return path
 
 
-class Tap:
+class Tap(ktrepl_tap.Tap):
     """Host-side TAP producer; guest TAP lines are folded in, renumbered."""
-
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-        print("TAP version 13", flush=True)
-
-    def ok(self, cond, desc, diag=None):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {desc}", flush=True)
-        if not cond and diag:
-            for line in str(diag).splitlines()[-40:]:
-                print(f"# {line}", flush=True)
-        return cond
-
-    def diag(self, text):
-        for line in str(text).splitlines():
-            print(f"# {line}", flush=True)
 
     def fold_guest(self, prefix, lines):
         """Re-emit the guest's ok/not ok lines; return how many there were."""
@@ -466,11 +450,6 @@ class Tap:
                 print(line, flush=True)
         return seen
 
-    def skip(self, desc, reason):
-        self.n += 1
-        print(f"ok {self.n} - {desc} # SKIP {reason}", flush=True)
-        return True
-
     def ok_crash(self, needs, cond, desc, diag=None, kernel=None):
         """A check on crash's output that needs what crash_limit() names
         (None: only crash> ktrepl), skipped where the kernel's profile says
@@ -479,14 +458,6 @@ class Tap:
         if why:
             return self.skip(desc, why)
         return self.ok(cond, desc, diag)
-
-    def skip_all(self, reason):
-        print(f"1..0 # SKIP {reason}", flush=True)
-        raise SystemExit(0)
-
-    def done(self):
-        print(f"1..{self.n}", flush=True)
-        raise SystemExit(1 if self.failed else 0)
 
 
 def run_guest(tap, arch, topology, script, tools=(), name=None, files=None,
