@@ -21,6 +21,11 @@
  *   run (0600)   write "iterations=N phase=P" (P: warmup, before, after),
  *                then read back from the same open file
  *                "node=... iterations=... ns=... phase=... delayed=0|1"
+ *   static_key (0400)  each read enables, then disables, a static key
+ *                whose one branch lies in this module's text, and says
+ *                "ns=... enabled_seen=0|1": the cost of a jump label flip
+ *                (ktrepl-bench costs; with ktrepl.ko loaded every replica
+ *                of the site is written too)
  *
  * delay_node, delay_us and delay_phase exist to test the harness: they
  * add a fixed sleep inside one node's timed runs of one phase, a
@@ -32,6 +37,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -63,6 +69,15 @@ module_param(delay_phase, charp, 0444);
 MODULE_PARM_DESC(delay_phase, "tests: the runs delayed: before, after or any (default; never warmup)");
 
 static struct dentry *bench_dir;
+
+static DEFINE_STATIC_KEY_FALSE(bench_flip_key);
+static DEFINE_MUTEX(bench_flip_lock);
+
+/* the key's one branch site, in this module's (replicated) text */
+static noinline bool bench_flip_site(void)
+{
+	return static_branch_unlikely(&bench_flip_key);
+}
 
 /* one open file of run: a request, then its result */
 struct bench_run {
@@ -206,6 +221,34 @@ static ssize_t bench_info_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
+static ssize_t bench_static_key_read(struct file *file, char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	bool seen;
+	char buf[64];
+	u64 start, ns;
+	int n;
+
+	if (*ppos)
+		return 0;	/* one flip per read, not per chunk */
+	mutex_lock(&bench_flip_lock);
+	start = ktime_get_ns();
+	static_branch_enable(&bench_flip_key);
+	seen = bench_flip_site();
+	static_branch_disable(&bench_flip_key);
+	ns = ktime_get_ns() - start;
+	mutex_unlock(&bench_flip_lock);
+	n = scnprintf(buf, sizeof(buf), "ns=%llu enabled_seen=%d\n", ns, seen);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations bench_static_key_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = bench_static_key_read,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations bench_info_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -229,6 +272,8 @@ static int __init bench_text_init(void)
 	}
 	debugfs_create_file("info", 0400, bench_dir, NULL, &bench_info_fops);
 	debugfs_create_file("run", 0600, bench_dir, NULL, &bench_run_fops);
+	debugfs_create_file("static_key", 0400, bench_dir, NULL,
+			    &bench_static_key_fops);
 	pr_info("%lu bytes of text at node %d\n",
 		(unsigned long)KTREPL_BENCH_TEXT_BYTES, numa_node_id());
 	return 0;

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""ktrepl-bench text in real NUMA guests (x86_64 and arm64, 2x2): the
-harness, not the numbers. Every node measured, the JSON as documented,
-the machine marked emulated, the bench module really replicated onto
-every node while on (ktrepl-dump walk), a forced slowdown on one node
-found significant there alone, an A/A control without a difference, and
-the refusals (exit 2, the reason named)."""
+"""ktrepl-bench in real NUMA guests (x86_64 and arm64, 2x2): the harness,
+not the numbers. text: every node measured, the JSON as documented, the
+machine marked emulated, the bench module really replicated onto every
+node while on (ktrepl-dump walk), a forced slowdown on one node found
+significant there alone, an A/A control without a difference. syscalls:
+every operation hot and cold on every node, off and on. costs: each
+figure a positive number or its reason. And the refusals (exit 2, the
+reason named)."""
 import json
+import math
 import os
 import re
 import subprocess
@@ -42,7 +45,16 @@ def one_json(lines, tag):
         return {}
 
 
-def schema_errors(doc):
+SYSCALL_OPS = ("fork-1", "fork-1024", "mmap-munmap", "mmap-lock",
+               "open-close", "mount", "kill")
+SYSCALL_NAMES = [f"syscalls/{op}/{t}" for op in SYSCALL_OPS
+                 for t in ("hot", "cold")]
+COSTS = ("load_ns", "ftrace_ns", "ftrace_loaded_ns", "static_key_ns",
+         "static_key_loaded_ns", "pingpong_bound_ns", "pingpong_unbound_ns",
+         "pingpong_ratio")
+
+
+def schema_errors(doc, nbench=1):
     errs = []
     if doc.get("version") != 1:
         errs.append(f"version {doc.get('version')!r}")
@@ -55,17 +67,124 @@ def schema_errors(doc):
                 len(n["distance"]) != len(m["nodes"]):
             errs.append(f"machine node {n.get('node')}: distance row")
     b = doc.get("benchmarks")
-    if not isinstance(b, list) or len(b) != 1:
+    if not isinstance(b, list) or len(b) != nbench:
         return errs + [f"benchmarks: {b!r}"[:100]]
-    for k in ("name", "nodes", "verdict"):
-        if k not in b[0]:
-            errs.append(f"benchmarks[0].{k} missing")
-    for n in b[0].get("nodes", []):
-        for k, t in NODE_KEYS.items():
-            if k not in n or not isinstance(n[k], t) or \
-                    (t is int and isinstance(n[k], bool)):
-                errs.append(f"node {n.get('node')}: {k}={n.get(k)!r}")
+    for i, bench in enumerate(b):
+        for k in ("name", "nodes", "verdict"):
+            if k not in bench:
+                errs.append(f"benchmarks[{i}].{k} missing")
+        for n in bench.get("nodes", []):
+            for k, t in NODE_KEYS.items():
+                if k not in n or not isinstance(n[k], t) or \
+                        (t is int and isinstance(n[k], bool)):
+                    errs.append(f"{bench.get('name')} node {n.get('node')}: "
+                                f"{k}={n.get(k)!r}")
     return errs
+
+
+def cost_errors(costs, arch):
+    """Each figure a positive number or a stated reason, never both."""
+    errs = []
+    if not isinstance(costs, dict):
+        return [f"costs: {costs!r}"[:100]]
+    for k in COSTS:
+        c = costs.get(k)
+        if not isinstance(c, dict):
+            errs.append(f"{k} missing")
+            continue
+        v, why = c.get("value"), c.get("reason")
+        if v is None:
+            if not (isinstance(why, str) and why):
+                errs.append(f"{k}: no value and no reason")
+        elif not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+                  and why is None):
+            errs.append(f"{k}: value {v!r} reason {why!r}")
+    # figures that this guest can always measure
+    must = ["load_ns", "static_key_ns", "static_key_loaded_ns"]
+    must += ["pingpong_ratio"] if arch == "x86_64" else []
+    for k in must:
+        if not isinstance((costs.get(k) or {}).get("value"), (int, float)):
+            errs.append(f"{k} not measured: {(costs.get(k) or {}).get('reason')}")
+    if arch == "arm64" and "activation=percpu" not in \
+            str((costs.get("pingpong_ratio") or {}).get("reason")):
+        errs.append("arm64 pingpong_ratio: the reason should name "
+                    "activation=percpu")
+    mem = costs.get("memory") or {}
+    if mem.get("reason") is not None:
+        errs.append(f"memory not measured: {mem.get('reason')}")
+    reps = [n for n in mem.get("nodes", []) if n.get("role") == "replica"]
+    if not reps or not all(n.get("text_bytes", 0) > 0 and
+                           n.get("total_bytes", 0) >= n["text_bytes"] +
+                           n.get("rodata_bytes", 0) + n.get("module_bytes", 0)
+                           for n in reps):
+        errs.append(f"memory nodes: {mem.get('nodes')}")
+    if costs.get("emulated") is not True or \
+            "mean nothing" not in costs.get("verdict", ""):
+        errs.append(f"not marked emulated: {costs.get('verdict')!r}")
+    return errs
+
+
+def check_syscalls(arch, lines, ncpu_nodes):
+    doc = one_json(lines, "sys")
+    errs = schema_errors(doc, len(SYSCALL_NAMES))
+    tap.ok(not errs, f"{arch}: syscalls costs -j validates ({len(SYSCALL_NAMES)} "
+           "benchmarks with the documented fields)", "; ".join(errs)[:2000])
+    bs = {b.get("name"): b for b in doc.get("benchmarks") or []}
+    tap.ok(sorted(bs) == sorted(SYSCALL_NAMES),
+           f"{arch}: every operation hot and cold, one table each",
+           f"got {sorted(bs)}\nwant {sorted(SYSCALL_NAMES)}")
+    bad = []
+    for name in SYSCALL_NAMES:
+        b = bs.get(name, {})
+        ns = {n["node"]: n for n in b.get("nodes", [])}
+        if len(ns) != ncpu_nodes or not all(
+                isinstance(n[k], (int, float)) and math.isfinite(n[k]) and
+                n[k] > 0 for n in ns.values()
+                for k in ("before_ns", "after_ns")) or \
+                not all(n["samples"] >= 6 for n in ns.values()):
+            bad.append(f"{name}: {ns}")
+        for nid, n in sorted(ns.items()):
+            tap.diag(f"{arch} {name} node {nid}: before "
+                     f"{n['before_ns'] / 1e3:.1f} us after "
+                     f"{n['after_ns'] / 1e3:.1f} us diff "
+                     f"{n['diff_pct']:+.1f}% significant={n['significant']}"
+                     f" runs={n['samples']}")
+    tap.ok(not bad, f"{arch}: every syscalls benchmark measured on every node "
+           "off and on (finite, positive, >= 6 runs)", "\n".join(bad)[:2000])
+    want_act = "mm" if arch == "x86_64" else "percpu"
+    first = bs.get(SYSCALL_NAMES[0], {})
+    tap.diag(f"{arch} syscalls: {first.get('runs')} runs per arm, "
+             f"{first.get('seconds', 0):.0f} s, time_limited="
+             f"{first.get('time_limited')}")
+    tap.ok(all(b.get("activation") == want_act and b.get("emulated") is True
+               and "mean nothing" in b.get("verdict", "") and
+               (b.get("cold") is ("/cold" in n)) and
+               (b.get("evict_bytes", 0) > 0) == ("/cold" in n)
+               for n, b in bs.items()) and bs,
+           f"{arch}: syscalls on-arm with activation={want_act}, marked "
+           "emulated, cold ones with their eviction buffer",
+           "\n".join(f"{n}: {b.get('activation')} {b.get('cold')} "
+                     f"{b.get('evict_bytes')} {b.get('verdict')}"
+                     for n, b in bs.items())[:2000])
+    costs = doc.get("costs")
+    for k in COSTS:
+        c = (costs or {}).get(k) or {}
+        tap.diag(f"{arch} costs {k}: {c.get('value')} {c.get('unit')} "
+                 f"{c.get('reason') or ''}")
+    for n in ((costs or {}).get("memory") or {}).get("nodes", []):
+        tap.diag(f"{arch} costs memory node {n.get('node')} ({n.get('role')})"
+                 f": text {n.get('text_bytes')} rodata {n.get('rodata_bytes')}"
+                 f" modules {n.get('module_bytes')} tables "
+                 f"{n.get('table_bytes')} total {n.get('total_bytes')}")
+    errs = cost_errors(costs, arch)
+    tap.ok(not errs, f"{arch}: costs: each figure a positive number or its "
+           "reason, memory per replica node, marked emulated",
+           "; ".join(errs)[:2000])
+    plain = "\n".join(ktvm.records(lines, "costs"))
+    tap.ok("costs: ktrepl.ko activation=" in plain and "verdict:" in plain
+           and "total KiB" in plain,
+           f"{arch}: plain costs: the section with the memory table and "
+           "the verdict", plain[:1500])
 
 
 def nodes_of(doc):
@@ -83,8 +202,8 @@ def check_arch(arch, topo):
     lines = ktvm.run_guest(tap, arch, topo,
                            os.path.join(HERE, "guest", "bench-text.sh"),
                            tools=tools, files=files,
-                           name=f"[bench {arch} {topo}]", timeout=420)
-    ms = {k: int(m.group(1)) for k in ("TEXT", "SLOW", "SAME")
+                           name=f"[bench {arch} {topo}]", timeout=600)
+    ms = {k: int(m.group(1)) for k in ("TEXT", "SLOW", "SAME", "SYS", "COSTS")
           for m in [next((re.match(rf"{k}-MS (\d+)", x) for x in lines
                           if x.startswith(f"{k}-MS")), None)] if m}
     tap.diag(f"{arch}: guest time per run (ms): {ms}")
@@ -167,6 +286,7 @@ def check_arch(arch, topo):
                f"{arch}: node {nid}'s tables map ktrepl_bench_text's text "
                f"from node {nid}'s memory ({len(maps)} leaves, pa nodes {pn})",
                json.dumps(w)[:600])
+    check_syscalls(arch, lines, ncpu_nodes)
 
 
 def host_refusals():
@@ -178,10 +298,10 @@ def host_refusals():
                        capture_output=True, text=True)
     tap.ok(r.returncode == 2 and "needs root" in r.stderr,
            f"not root: exit {r.returncode}, {r.stderr.strip()!r}")
-    r = subprocess.run([tool, "-j", "costs"], capture_output=True, text=True)
-    tap.ok(r.returncode == 2 and "not implemented yet" in
+    r = subprocess.run([tool, "-j", "bogus"], capture_output=True, text=True)
+    tap.ok(r.returncode == 2 and "unknown benchmark" in
            json.loads(r.stdout or "{}").get("error", ""),
-           f"costs: refused as not implemented yet under -j ({r.stdout.strip()})")
+           f"an unknown benchmark: refused under -j ({r.stdout.strip()})")
     if os.geteuid() == 0 and not os.path.ismount("/sys/kernel/debug"):
         r = subprocess.run([tool, "text"], capture_output=True, text=True)
         tap.ok(r.returncode == 2 and "debugfs is not mounted" in r.stderr,
@@ -191,8 +311,8 @@ def host_refusals():
                  "(or we are not root)")
     r = subprocess.run([tool, "--help"], capture_output=True, text=True)
     tap.ok(r.returncode == 0 and "syscalls" in r.stdout and
-           r.stdout.count("not implemented yet") == 2,
-           "--help lists syscalls and costs as not implemented yet")
+           "costs" in r.stdout and "not implemented" not in r.stdout,
+           "--help lists text, syscalls and costs, all implemented")
 
 
 host_refusals()

@@ -2,9 +2,12 @@
 #ifndef KTREPL_BENCH_H
 #define KTREPL_BENCH_H
 
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "err.h"
 #include "numa.h"
@@ -32,7 +35,8 @@ struct bench_opts {
 	bool control;		/* A/A: both arms with replication off */
 	bool markdown;
 	double bound_pct;	/* CI half-width to stop at, % of the median */
-	double max_seconds;	/* the whole run's time limit */
+	double max_seconds;	/* each benchmark's time limit */
+	bool max_given;		/* --max-time: the same for every benchmark */
 };
 
 /* The machine as the report names it. */
@@ -79,6 +83,10 @@ void bench_compare(struct bench_node_result *r);
 struct bench_result {
 	const char *name;
 	const char *unit_desc;	/* what one run is */
+	bool syscall;		/* a syscalls benchmark: microsecond tables */
+	bool cold;		/* syscalls: caches and TLBs evicted first */
+	uint64_t evict_bytes;	/* syscalls cold: the buffer written */
+	bool evict_assumed;	/* no cache size in sysfs: a default */
 	uint64_t text_bytes;
 	unsigned int iterations;
 	size_t rounds;
@@ -94,9 +102,102 @@ struct bench_result {
 void bench_verdict(const struct bench_machine *m, const struct bench_opts *o,
 		   struct bench_result *r);
 
+/* engine.c: the off/on arms and ABBA rounds text and syscalls share */
+#define BENCH_MAX_SERIES 16
+
+struct bench_engine;
+
+/*
+ * Runs in the runner child, confined to one node: fills ns[] with one
+ * sample per series; on failure returns -errno and may say why in why.
+ */
+typedef int (*bench_child_fn)(void *arg, double *ns, char *why, size_t len);
+
+struct bench_engine {
+	/* set by the benchmark */
+	const struct bench_opts *o;
+	const struct bench_machine *m;
+	const char *name;		/* for the progress line */
+	size_t nr_series;
+	/* one sample of every series on node index i, in arm on */
+	int (*measure)(struct bench_engine *e, int i, bool on, double *ns,
+		       struct kt_err *err);
+	/* after each load of ktrepl.ko, its summary in hand (may be NULL) */
+	int (*check)(struct bench_engine *e, const char *summary,
+		     struct kt_err *err);
+	void *priv;
+	/* the engine's */
+	int nr;				/* nodes with CPUs */
+	int node[KT_MAX_NODES];		/* their ids */
+	cpu_set_t cpus[KT_MAX_NODES];
+	cpu_set_t saved;		/* the tool's own affinity */
+	bool ktrepl_loaded;
+	bool wait_bind;			/* activation=mm: runners must be bound */
+	char activation[32];		/* ktrepl's, once loaded */
+	double *before[BENCH_MAX_SERIES][KT_MAX_NODES];
+	double *after[BENCH_MAX_SERIES][KT_MAX_NODES];
+	size_t rounds, cap;
+};
+
+extern volatile sig_atomic_t bench_interrupted;
+
+double bench_now_s(void);
+bool bench_read_file(const char *path, char *buf, size_t len);
+int bench_wait_bound(pid_t pid);
+int bench_engine_setup(struct bench_engine *e, struct kt_err *err);
+/* one runner child on node index i; wait_bind: in the on-arm */
+int bench_engine_child(struct bench_engine *e, int i, bool wait_bind,
+		       bench_child_fn fn, void *arg, double *ns, size_t nr,
+		       struct kt_err *err);
+int bench_load_ktrepl(struct bench_engine *e, double *load_ns,
+		      struct kt_err *err);
+int bench_unload_ktrepl(struct bench_engine *e, struct kt_err *err);
+int bench_engine_rounds(struct bench_engine *e, double max_seconds,
+			bool *time_limited, struct kt_err *err);
+void bench_engine_fill(const struct bench_engine *e, size_t series,
+		       struct bench_result *r);
+void bench_engine_teardown(struct bench_engine *e);
+
 /* text.c */
 int bench_text_run(const struct bench_opts *o, const struct bench_machine *m,
 		   struct bench_result *r, struct kt_err *err);
+
+/* syscalls.c: one result per operation and temperature */
+#define BENCH_SYSCALLS 14
+int bench_syscalls_run(const struct bench_opts *o,
+		       const struct bench_machine *m, struct bench_result *r,
+		       struct kt_err *err);
+
+/* costs.c: one figure each, no arms */
+struct bench_cost {
+	const char *name;	/* JSON key */
+	const char *what;	/* what it is, for the plain report */
+	const char *unit;	/* "ns", "bytes" or "ratio" */
+	double value;		/* valid when reason is "" */
+	char reason[256];	/* why it could not be measured, or "" */
+};
+
+#define BENCH_MAX_COSTS 16
+
+struct bench_mem_node {
+	int node;
+	char role[16];
+	uint64_t text, rodata, modules, tables, total;
+};
+
+struct bench_costs {
+	bool ran;
+	char activation[32];
+	char mem_reason[256];	/* "": nodes[] valid */
+	int nr_mem;
+	struct bench_mem_node mem[KT_MAX_NODES];
+	size_t nr;
+	struct bench_cost c[BENCH_MAX_COSTS];
+	double seconds;
+};
+
+int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
+		    struct bench_costs *c, struct kt_err *err);
 
 /* modules.c: loads that name the cause of a refusal */
 int bench_module_load(const char *path, const char *name, const char *params,
@@ -107,7 +208,9 @@ bool bench_module_loaded(const char *name);
 /* report.c */
 void bench_report(struct kt_out *out, const struct bench_opts *o,
 		  const struct bench_machine *m, const struct bench_result *r,
-		  size_t nr);
+		  size_t nr, const struct bench_costs *costs);
+void bench_costs_verdict(const struct bench_machine *m, char *buf,
+			 size_t len);
 
 /* the progress line, on a terminal only */
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

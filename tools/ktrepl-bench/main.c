@@ -25,10 +25,10 @@ struct bench_def {
 static const struct bench_def benches[] = {
 	{ "text", true,
 	  "text       the seed's module of straight-line code, run on each node" },
-	{ "syscalls", false,
-	  "syscalls   fork, mmap, open/close, mount, kill, hot and cold (not implemented yet)" },
-	{ "costs", false,
-	  "costs      memory per node, load time, patching latency (not implemented yet)" },
+	{ "syscalls", true,
+	  "syscalls   fork, mmap, open/close, mount, kill, hot and cold, on each node" },
+	{ "costs", true,
+	  "costs      memory per node, load time, ftrace and static key latency, bind cost" },
 	{ NULL, false, NULL },
 };
 
@@ -44,7 +44,7 @@ static void usage(FILE *fp)
 		"the 95%% confidence interval of every node's median is within the\n"
 		"bound or the time limit ends the run. Needs root.\n"
 		"\n"
-		"Benchmarks (default: every one implemented):\n");
+		"Benchmarks (default: all three):\n");
 	for (b = benches; b->name; b++)
 		fprintf(fp, "  %s\n", b->help);
 	fprintf(fp,
@@ -54,12 +54,14 @@ static void usage(FILE *fp)
 		"      --bench-module PATH  ktrepl_bench_text.ko (default: modprobe)\n"
 		"      --bench-param P=V    a parameter for the benchmark module (repeatable;\n"
 		"                           delay_node, delay_us, delay_phase test the harness)\n"
-		"      --quick              about 5 minutes under emulation, for tests\n"
+		"      --quick              short runs, for tests: text about 5 minutes under\n"
+		"                           emulation, syscalls about 1, costs well under 1\n"
 		"      --control            both arms with replication off (an A/A run:\n"
 		"                           how much difference the noise alone shows)\n"
 		"      --bound PCT          stop once every interval is within +-PCT%% of\n"
 		"                           its median (default 2)\n"
-		"      --max-time SECONDS   the whole run's limit (default 1800, --quick 300)\n"
+		"      --max-time SECONDS   each benchmark's limit (default 1800; --quick:\n"
+		"                           text 300, syscalls 60)\n"
 		"  -j, --json               JSON output\n"
 		"  -p, --pretty             indented JSON output (implies -j)\n"
 		"      --markdown           Markdown, for pasting into a mailing-list reply\n"
@@ -154,8 +156,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bench_opts o = { .bound_pct = 2 };
-	struct bench_result results[1];
+	struct bench_result results[1 + BENCH_SYSCALLS];
+	static struct bench_costs costs;
 	bool json = false, pretty = false, want_text = false;
+	bool want_syscalls = false, want_costs = false;
 	double max_time = 0;
 	struct bench_machine m;
 	struct kt_out out;
@@ -223,6 +227,7 @@ int main(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	o.max_seconds = max_time ? max_time : o.quick ? 300 : 1800;
+	o.max_given = max_time > 0;
 	if (kt_out_init(&out, "ktrepl-bench", json, pretty)) {
 		fprintf(stderr, "ktrepl-bench: error: out of memory\n");
 		return EXIT_TROUBLE;
@@ -237,16 +242,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (!b->implemented) {
-			kt_out_error(&out, "benchmark '%s' is not implemented yet (issue 29): only text runs",
+			kt_out_error(&out, "benchmark '%s' is not implemented yet",
 				     b->name);
 			goto out;
 		}
-		want_text = true;
+		want_text |= !strcmp(b->name, "text");
+		want_syscalls |= !strcmp(b->name, "syscalls");
+		want_costs |= !strcmp(b->name, "costs");
 	}
-	if (optind == argc) {
-		want_text = true;
-		kt_out_info(&out, "ktrepl-bench: syscalls and costs are not implemented yet: running text\n");
-	}
+	if (optind == argc)
+		want_text = want_syscalls = want_costs = true;
 	if (bench_machine_load(&m, &err)) {
 		kt_out_error(&out, "reading the machine's NUMA layout: %s", err.msg);
 		goto out;
@@ -265,7 +270,25 @@ int main(int argc, char **argv)
 		bench_verdict(&m, &o, &results[nr]);
 		nr++;
 	}
-	bench_report(&out, &o, &m, results, nr);
+	if (want_syscalls) {
+		size_t s;
+
+		memset(&results[nr], 0, BENCH_SYSCALLS * sizeof(results[0]));
+		if (bench_syscalls_run(&o, &m, &results[nr], &err)) {
+			kt_out_error(&out, "syscalls: %s", err.msg);
+			ret = EXIT_TROUBLE;
+			goto out;
+		}
+		for (s = 0; s < BENCH_SYSCALLS; s++)
+			bench_verdict(&m, &o, &results[nr + s]);
+		nr += BENCH_SYSCALLS;
+	}
+	if (want_costs && bench_costs_run(&o, &m, &costs, &err)) {
+		kt_out_error(&out, "costs: %s", err.msg);
+		ret = EXIT_TROUBLE;
+		goto out;
+	}
+	bench_report(&out, &o, &m, results, nr, want_costs ? &costs : NULL);
 	ret = EXIT_MEASURED;
 out:
 	kt_out_fini(&out);

@@ -83,8 +83,42 @@ static void machine_text(FILE *fp, const struct bench_machine *m, bool md)
 	fputc('\n', fp);
 }
 
+/* syscalls tables in microseconds, text's in milliseconds */
+static double unit_div(const struct bench_result *r)
+{
+	return r->syscall ? 1e3 : 1e6;
+}
+
+static const char *unit_name(const struct bench_result *r)
+{
+	return r->syscall ? "us" : "ms";
+}
+
 static void method_line(FILE *fp, const struct bench_result *r)
 {
+	if (r->syscall) {
+		fprintf(fp, "%s: %s, %u iteration%s%s; %s; %zu runs per arm per node, alternating %s; median and its 95%% CI (order statistics); %.0f s%s\n",
+			r->name, r->unit_desc, r->iterations,
+			r->iterations == 1 ? "" : "s",
+			r->iterations > 1 && r->iterations < 1024 ?
+			" (--quick: 1024 otherwise)" : "",
+			r->cold ? "cold" : "hot",
+			r->rounds, r->control ?
+			"off/off (control: replication off in both)" : "off/on",
+			r->seconds, r->time_limited ?
+			"; time limit reached before the CI bound" : "");
+		if (r->cold)
+			fprintf(fp, "  cold: %.1f MiB written at a 64-byte stride just before%s\n",
+				r->evict_bytes / 1048576.0, r->evict_assumed ?
+				" (no cache size in sysfs: 32 MiB assumed)" :
+				" (twice the last-level cache)");
+		else
+			fprintf(fp, "  hot: one untimed iteration just before\n");
+		if (r->activation[0])
+			fprintf(fp, "  on: ktrepl.ko activation=%s\n",
+				r->activation);
+		return;
+	}
 	fprintf(fp, "%s: %.1f MiB of straight-line code, %u passes per run; %zu runs per arm per node, alternating %s; median and its 95%% CI (order statistics); %.0f s%s\n",
 		r->name, r->text_bytes / 1048576.0, r->iterations, r->rounds,
 		r->control ? "off/off (control: replication off in both)" :
@@ -106,13 +140,15 @@ static void table_plain(FILE *fp, const struct bench_result *r)
 		fprintf(fp, " %26s", cell);
 	}
 	fputc('\n', fp);
-	fprintf(fp, "%-14s", "before (ms)");
+	snprintf(cell, sizeof(cell), "before (%s)", unit_name(r));
+	fprintf(fp, "%-14s", cell);
 	for (i = 0; i < r->nr_nodes; i++)
-		fprintf(fp, " %26.3f", r->nodes[i].before.median / 1e6);
+		fprintf(fp, " %26.3f", r->nodes[i].before.median / unit_div(r));
 	fputc('\n', fp);
-	fprintf(fp, "%-14s", "after (ms)");
+	snprintf(cell, sizeof(cell), "after (%s)", unit_name(r));
+	fprintf(fp, "%-14s", cell);
 	for (i = 0; i < r->nr_nodes; i++)
-		fprintf(fp, " %26.3f", r->nodes[i].after.median / 1e6);
+		fprintf(fp, " %26.3f", r->nodes[i].after.median / unit_div(r));
 	fputc('\n', fp);
 	fprintf(fp, "%-14s", "difference");
 	for (i = 0; i < r->nr_nodes; i++) {
@@ -133,12 +169,12 @@ static void table_markdown(FILE *fp, const struct bench_result *r)
 	fputs("\n|---|", fp);
 	for (i = 0; i < r->nr_nodes; i++)
 		fputs("---|", fp);
-	fputs("\n| before (ms) |", fp);
+	fprintf(fp, "\n| before (%s) |", unit_name(r));
 	for (i = 0; i < r->nr_nodes; i++)
-		fprintf(fp, " %.3f |", r->nodes[i].before.median / 1e6);
-	fputs("\n| after (ms) |", fp);
+		fprintf(fp, " %.3f |", r->nodes[i].before.median / unit_div(r));
+	fprintf(fp, "\n| after (%s) |", unit_name(r));
 	for (i = 0; i < r->nr_nodes; i++)
-		fprintf(fp, " %.3f |", r->nodes[i].after.median / 1e6);
+		fprintf(fp, " %.3f |", r->nodes[i].after.median / unit_div(r));
 	fputs("\n| difference |", fp);
 	for (i = 0; i < r->nr_nodes; i++) {
 		diff_cell(&r->nodes[i], cell, sizeof(cell), "± ");
@@ -150,9 +186,10 @@ static void table_markdown(FILE *fp, const struct bench_result *r)
 /* the spread behind each median: its 95% interval */
 static void intervals(FILE *fp, const struct bench_result *r)
 {
+	double d = unit_div(r);
 	int i;
 
-	fputs("\n95% CI of the medians (ms):", fp);
+	fprintf(fp, "\n95%% CI of the medians (%s):", unit_name(r));
 	for (i = 0; i < r->nr_nodes; i++) {
 		const struct bench_node_result *n = &r->nodes[i];
 
@@ -162,8 +199,8 @@ static void intervals(FILE *fp, const struct bench_result *r)
 			continue;
 		}
 		fprintf(fp, "%s node %d before %.3f..%.3f, after %.3f..%.3f",
-			i ? ";" : "", n->node, n->before.lo / 1e6,
-			n->before.hi / 1e6, n->after.lo / 1e6, n->after.hi / 1e6);
+			i ? ";" : "", n->node, n->before.lo / d,
+			n->before.hi / d, n->after.lo / d, n->after.hi / d);
 	}
 	fputc('\n', fp);
 }
@@ -232,7 +269,14 @@ static void json_result(struct json_writer *jw, const struct bench_result *r,
 
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "name", r->name);
-	jsonw_uint_field(jw, "text_bytes", r->text_bytes);
+	if (r->syscall) {
+		jsonw_string_field(jw, "operation", r->unit_desc);
+		jsonw_bool_field(jw, "cold", r->cold);
+		jsonw_uint_field(jw, "evict_bytes", r->evict_bytes);
+		jsonw_bool_field(jw, "evict_assumed", r->evict_assumed);
+	} else {
+		jsonw_uint_field(jw, "text_bytes", r->text_bytes);
+	}
 	jsonw_uint_field(jw, "iterations", r->iterations);
 	jsonw_uint_field(jw, "runs", r->rounds);
 	jsonw_bool_field(jw, "control", r->control);
@@ -269,9 +313,139 @@ static void json_result(struct json_writer *jw, const struct bench_result *r,
 	jsonw_end_object(jw);
 }
 
+void bench_costs_verdict(const struct bench_machine *m, char *buf, size_t len)
+{
+	if (m->emulated)
+		snprintf(buf, len, "EMULATED (%s): the times mean nothing about replication on hardware; the memory figures hold",
+			 m->hypervisor);
+	else
+		snprintf(buf, len, "one measurement each (medians where repeated), no comparison");
+}
+
+static void json_costs(struct json_writer *jw, const struct bench_machine *m,
+		       const struct bench_costs *c)
+{
+	char verdict[256];
+	size_t i;
+	int n;
+
+	jsonw_name(jw, "costs");
+	jsonw_start_object(jw);
+	jsonw_bool_field(jw, "emulated", m->emulated);
+	jsonw_name(jw, "activation");
+	if (c->activation[0])
+		jsonw_string(jw, c->activation);
+	else
+		jsonw_null(jw);
+	jsonw_float_field(jw, "seconds", c->seconds);
+	jsonw_name(jw, "memory");
+	jsonw_start_object(jw);
+	jsonw_name(jw, "reason");
+	if (c->mem_reason[0])
+		jsonw_string(jw, c->mem_reason);
+	else
+		jsonw_null(jw);
+	jsonw_name(jw, "nodes");
+	jsonw_start_array(jw);
+	for (n = 0; !c->mem_reason[0] && n < c->nr_mem; n++) {
+		const struct bench_mem_node *k = &c->mem[n];
+
+		jsonw_start_object(jw);
+		jsonw_int_field(jw, "node", k->node);
+		jsonw_string_field(jw, "role", k->role);
+		jsonw_uint_field(jw, "text_bytes", k->text);
+		jsonw_uint_field(jw, "rodata_bytes", k->rodata);
+		jsonw_uint_field(jw, "module_bytes", k->modules);
+		jsonw_uint_field(jw, "table_bytes", k->tables);
+		jsonw_uint_field(jw, "total_bytes", k->total);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
+	for (i = 0; i < c->nr; i++) {
+		const struct bench_cost *k = &c->c[i];
+
+		jsonw_name(jw, k->name);
+		jsonw_start_object(jw);
+		jsonw_name(jw, "value");
+		if (k->reason[0])
+			jsonw_null(jw);
+		else
+			jsonw_float(jw, k->value);
+		jsonw_string_field(jw, "unit", k->unit);
+		jsonw_name(jw, "reason");
+		if (k->reason[0])
+			jsonw_string(jw, k->reason);
+		else
+			jsonw_null(jw);
+		jsonw_end_object(jw);
+	}
+	bench_costs_verdict(m, verdict, sizeof(verdict));
+	jsonw_string_field(jw, "verdict", verdict);
+	jsonw_end_object(jw);
+}
+
+static void cost_value(char *buf, size_t len, const struct bench_cost *k)
+{
+	if (k->reason[0])
+		snprintf(buf, len, "not measured: %s", k->reason);
+	else if (!strcmp(k->unit, "ratio"))
+		snprintf(buf, len, "%.3f", k->value);
+	else if (k->value >= 1e6)
+		snprintf(buf, len, "%.3f ms", k->value / 1e6);
+	else
+		snprintf(buf, len, "%.1f us", k->value / 1e3);
+}
+
+static void costs_text(FILE *fp, const struct bench_machine *m,
+		       const struct bench_costs *c, bool md)
+{
+	char val[320], verdict[256];
+	size_t i;
+	int n;
+
+	fprintf(fp, md ? "\n**costs** (ktrepl.ko activation=%s; %.0f s)\n\n" :
+			 "\ncosts: ktrepl.ko activation=%s; %.0f s\n",
+		c->activation[0] ? c->activation : "?", c->seconds);
+	if (c->mem_reason[0]) {
+		fprintf(fp, md ? "- memory per node: not measured: %s\n" :
+				 "  memory per node: not measured: %s\n",
+			c->mem_reason);
+	} else {
+		if (md)
+			fputs("| node | role | text KiB | rodata KiB | modules KiB | tables KiB | total KiB |\n|---|---|---|---|---|---|---|\n",
+			      fp);
+		else
+			fprintf(fp, "  %-6s %-8s %10s %10s %11s %10s %10s\n",
+				"node", "role", "text KiB", "rodata KiB",
+				"modules KiB", "tables KiB", "total KiB");
+		for (n = 0; n < c->nr_mem; n++) {
+			const struct bench_mem_node *k = &c->mem[n];
+
+			fprintf(fp, md ? "| %d | %s | %llu | %llu | %llu | %llu | %llu |\n" :
+					 "  %-6d %-8s %10llu %10llu %11llu %10llu %10llu\n",
+				k->node, k->role,
+				(unsigned long long)(k->text >> 10),
+				(unsigned long long)(k->rodata >> 10),
+				(unsigned long long)(k->modules >> 10),
+				(unsigned long long)(k->tables >> 10),
+				(unsigned long long)(k->total >> 10));
+		}
+		if (md)
+			fputc('\n', fp);
+	}
+	for (i = 0; i < c->nr; i++) {
+		cost_value(val, sizeof(val), &c->c[i]);
+		fprintf(fp, md ? "- %s: %s\n" : "  %-56s %s\n", c->c[i].what,
+			val);
+	}
+	bench_costs_verdict(m, verdict, sizeof(verdict));
+	fprintf(fp, md ? "\n**Verdict:** %s\n" : "\nverdict: %s\n", verdict);
+}
+
 void bench_report(struct kt_out *out, const struct bench_opts *o,
 		  const struct bench_machine *m, const struct bench_result *r,
-		  size_t nr)
+		  size_t nr, const struct bench_costs *costs)
 {
 	size_t i;
 
@@ -284,6 +458,8 @@ void bench_report(struct kt_out *out, const struct bench_opts *o,
 		for (i = 0; i < nr; i++)
 			json_result(out->jw, &r[i], m->emulated);
 		jsonw_end_array(out->jw);
+		if (costs)
+			json_costs(out->jw, m, costs);
 		jsonw_end_object(out->jw);
 		return;
 	}
@@ -299,6 +475,8 @@ void bench_report(struct kt_out *out, const struct bench_opts *o,
 		fprintf(out->fp, o->markdown ? "\n**Verdict:** %s\n" :
 					       "\nverdict: %s\n", r[i].verdict);
 	}
+	if (costs)
+		costs_text(out->fp, m, costs, o->markdown);
 }
 
 /* one line a reader can quote, and no claim the noise could explain */

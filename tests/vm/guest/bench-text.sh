@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# ktrepl-bench text end to end (t16): a real off/on run, an A/A control
-# with a forced slowdown on one node, a plain A/A control, the refusals
-# (lockdown last), and, by hand, that ktrepl.ko really replicates the
-# bench module onto every node. BENCH_MAX_TIME bounds the real run.
+# ktrepl-bench end to end (t16): a real text off/on run, an A/A control
+# with a forced slowdown on one node, a plain A/A control, syscalls and
+# costs in one --quick run, the refusals (lockdown last), and, by hand,
+# that ktrepl.ko really replicates the bench module onto every node.
+# BENCH_MAX_TIME bounds the real text run.
 . /lib.sh
 K=/lib/modules/ktrepl.ko
 B=/lib/modules/ktrepl_bench_text.ko
@@ -12,9 +13,9 @@ last=$(nodes | tail -n1)
 echo "SLOW-NODE $last"
 
 # refusals first: each is quick and must leave nothing loaded
-ktrepl-bench -j syscalls > /tmp/r 2>&1
-check "syscalls: refused as not implemented yet (exit 2)" \
-	sh -c "test $? = 2 && grep -q 'not implemented yet' /tmp/r"
+ktrepl-bench -j bogus > /tmp/r 2>&1
+check "an unknown benchmark: refused (exit 2)" \
+	sh -c "test $? = 2 && grep -q 'unknown benchmark' /tmp/r"
 ktrepl-bench --bench-module /nonexistent.ko --module $K text > /tmp/r 2>&1
 check "a missing bench module: exit 2, named" \
 	sh -c "test $? = 2 && grep -q '/nonexistent.ko' /tmp/r"
@@ -22,6 +23,11 @@ insmod $K
 ktrepl-bench -j --module $K --bench-module $B text > /tmp/r 2>&1
 check "ktrepl.ko already loaded: refused (exit 2)" \
 	sh -c "test $? = 2 && grep -q 'ktrepl.ko is loaded' /tmp/r"
+for b in syscalls costs; do
+	ktrepl-bench -j --module $K --bench-module $B $b > /tmp/r 2>&1
+	check "$b: ktrepl.ko already loaded: refused (exit 2)" \
+		sh -c "test $? = 2 && grep -q 'ktrepl.ko is loaded' /tmp/r"
+done
 rmmod ktrepl
 check "nothing left loaded by the refusals" \
 	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
@@ -41,6 +47,13 @@ emit same ktrepl-bench --quick -j --control --bench-module $B \
 echo "SAME-MS $(($(now_ms) - t0))"
 emit md ktrepl-bench --quick --markdown --control --bench-module $B \
 	--max-time 5 text
+t0=$(now_ms)
+emit sys ktrepl-bench --quick -j --module $K --bench-module $B \
+	--max-time ${BENCH_SYS_MAX_TIME:-20} syscalls costs
+echo "SYS-MS $(($(now_ms) - t0))"
+t0=$(now_ms)
+emit costs ktrepl-bench --quick --module $K --bench-module $B costs
+echo "COSTS-MS $(($(now_ms) - t0))"
 check "the runs left nothing loaded" \
 	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
 
