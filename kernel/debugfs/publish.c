@@ -28,6 +28,7 @@
 #include "ktrepl_desc.h"
 #include "ktrepl_ksym.h"
 #include "ktrepl_node.h"
+#include "ktrepl_summary.h"
 #include "publish.h"
 
 #define KTREPL_MAX_TASKS 64
@@ -114,6 +115,38 @@ static struct ktrepl_module_info *load_modules(int *nr)
 	return mods;
 }
 
+union ktrepl_field_value {
+	s64 i;
+	u64 u;
+	const char *s;
+};
+
+/* one record line, each field as its table says (ktrepl_summary.h) */
+static void print_fields(struct seq_file *m, const struct ktrepl_field *f,
+			 const union ktrepl_field_value *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		seq_printf(m, "%s%s=", i ? " " : "", f[i].name);
+		switch (f[i].type) {
+		case KTREPL_F_INT:
+			seq_printf(m, "%lld", v[i].i);
+			break;
+		case KTREPL_F_UINT:
+			seq_printf(m, "%llu", v[i].u);
+			break;
+		case KTREPL_F_HEX:
+			seq_printf(m, "0x%llx", v[i].u);
+			break;
+		case KTREPL_F_STR:
+			seq_puts(m, v[i].s && *v[i].s ? v[i].s : "-");
+			break;
+		}
+	}
+	seq_putc(m, '\n');
+}
+
 static int summary_show(struct seq_file *m, void *v)
 {
 	struct ktrepl_engine_counters ec = { 0 };
@@ -135,23 +168,52 @@ static int summary_show(struct seq_file *m, void *v)
 		prov->engine_counters(&ec);
 	for_each_online_node(nid)
 		total += prov->overhead_bytes(nid);
-	seq_printf(m,
-		   "abi=%d provider=%s arch=%s paging_levels=%u va_bits=%u page_size=%lu master_node=%d nodes=%u activation=%s propagate=%d patches=%llu patch_bytes=%llu patches_missed=%llu overhead_bytes=%llu master_root_pa=0x%llx direct_map=0x%lx allocations=%u load_ns=%llu replicate_ns=%llu hook_ns=%llu memcpy_ns=%llu activation_reason=%s audits=%llu audit_repairs=%llu switches=%llu reinstalls=%llu switch_ns=%llu donated_pages=%llu vetoes=%llu binds=%llu unbinds=%llu modules=%d module_bytes=%llu table_mirrors=%llu mirror_missed=%llu patch_window=%llu failsafe=%llu failsafe_active=%d failsafe_reason=%s\n",
-		   KTREPL_ABI_VERSION, prov->name,
-		   prov->arch,
-		   prov->paging_levels, prov->va_bits, 1UL << prov->page_shift,
-		   prov->master_node, num_online_nodes(),
-		   ktrepl_activation_name(prov->activation), propagate, patches,
-		   bytes, missed, total, (u64)prov->master_root,
-		   ktrepl_direct_map(prov), prov->allocations, prov->load_ns,
-		   prov->replicate_ns, prov->hook_ns, prov->memcpy_ns,
-		   prov->activation_reason && *prov->activation_reason ?
-			   prov->activation_reason : "-",
-		   ec.audits, ec.audit_repairs, ec.switches, ec.reinstalls,
-		   ec.switch_ns, ec.donated_pages, ec.vetoes, ec.binds,
-		   ec.unbinds, nr_mods, mod_bytes, ec.table_mirrors,
-		   ec.mirror_missed, ec.patch_window, ec.failsafe,
-		   ec.failsafe_active, ec.failsafe_reason ?: "-");
+	{
+		union ktrepl_field_value vals[KTREPL_S_NR] = {
+			[KTREPL_S_ABI].i = KTREPL_ABI_VERSION,
+			[KTREPL_S_PROVIDER].s = prov->name,
+			[KTREPL_S_ARCH].s = prov->arch,
+			[KTREPL_S_PAGING_LEVELS].u = prov->paging_levels,
+			[KTREPL_S_VA_BITS].u = prov->va_bits,
+			[KTREPL_S_PAGE_SIZE].u = 1UL << prov->page_shift,
+			[KTREPL_S_MASTER_NODE].i = prov->master_node,
+			[KTREPL_S_NODES].u = num_online_nodes(),
+			[KTREPL_S_ACTIVATION].s =
+				ktrepl_activation_name(prov->activation),
+			[KTREPL_S_PROPAGATE].i = propagate,
+			[KTREPL_S_PATCHES].u = patches,
+			[KTREPL_S_PATCH_BYTES].u = bytes,
+			[KTREPL_S_PATCHES_MISSED].u = missed,
+			[KTREPL_S_OVERHEAD_BYTES].u = total,
+			[KTREPL_S_MASTER_ROOT_PA].u = (u64)prov->master_root,
+			[KTREPL_S_DIRECT_MAP].u = ktrepl_direct_map(prov),
+			[KTREPL_S_ALLOCATIONS].u = prov->allocations,
+			[KTREPL_S_LOAD_NS].u = prov->load_ns,
+			[KTREPL_S_REPLICATE_NS].u = prov->replicate_ns,
+			[KTREPL_S_HOOK_NS].u = prov->hook_ns,
+			[KTREPL_S_MEMCPY_NS].u = prov->memcpy_ns,
+			[KTREPL_S_ACTIVATION_REASON].s = prov->activation_reason,
+			[KTREPL_S_AUDITS].u = ec.audits,
+			[KTREPL_S_AUDIT_REPAIRS].u = ec.audit_repairs,
+			[KTREPL_S_SWITCHES].u = ec.switches,
+			[KTREPL_S_REINSTALLS].u = ec.reinstalls,
+			[KTREPL_S_SWITCH_NS].u = ec.switch_ns,
+			[KTREPL_S_DONATED_PAGES].u = ec.donated_pages,
+			[KTREPL_S_VETOES].u = ec.vetoes,
+			[KTREPL_S_BINDS].u = ec.binds,
+			[KTREPL_S_UNBINDS].u = ec.unbinds,
+			[KTREPL_S_MODULES].i = nr_mods,
+			[KTREPL_S_MODULE_BYTES].u = mod_bytes,
+			[KTREPL_S_TABLE_MIRRORS].u = ec.table_mirrors,
+			[KTREPL_S_MIRROR_MISSED].u = ec.mirror_missed,
+			[KTREPL_S_PATCH_WINDOW].u = ec.patch_window,
+			[KTREPL_S_FAILSAFE].u = ec.failsafe,
+			[KTREPL_S_FAILSAFE_ACTIVE].i = ec.failsafe_active,
+			[KTREPL_S_FAILSAFE_REASON].s = ec.failsafe_reason,
+		};
+
+		print_fields(m, ktrepl_summary_fields(), vals, KTREPL_S_NR);
+	}
 	for_each_online_node(nid)
 		seq_printf(m,
 			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",

@@ -18,9 +18,12 @@
 #include "ktrepl_desc.h"
 #include "rawimg.h"
 #include "state.h"
+#include "fixture_path.h"
+#include "ktrepl_summary.h"
 #include "tap.h"
 
-#define FIXTURE "fixtures/x86_64-2x2"
+/* under tests/unit/fixtures: a real 2x2 guest's files (fixture_path()) */
+#define FIXTURE "x86_64-2x2"
 #define MAX_FILE (64 << 10)
 
 static const char *const debugfs_files[] = {
@@ -74,7 +77,8 @@ static int damaged_copy(char *dir, const char *file, const char *from,
 		const char *name = debugfs_files[i];
 		char *buf, *at;
 
-		snprintf(src, sizeof(src), FIXTURE "/debugfs/%s", name);
+		snprintf(src, sizeof(src), "%s/%s",
+			 fixture_path(FIXTURE "/debugfs"), name);
 		snprintf(dst, sizeof(dst), "%s/%s", dir, name);
 		buf = slurp(src, &len);
 		if (!buf)
@@ -126,7 +130,7 @@ static void test_debugfs(struct kt_state *st)
 	int i;
 
 	kt_err_clear(&err);
-	ret = kt_state_load_debugfs(st, FIXTURE "/debugfs", &err);
+	ret = kt_state_load_debugfs(st, fixture_path(FIXTURE "/debugfs"), &err);
 	tap_ok(!ret, "the captured debugfs loads (%s)", err.msg);
 	if (ret)
 		return;
@@ -769,6 +773,46 @@ static void test_descriptor_modules(void)
 		kt_state_free(&st);
 }
 
+/*
+ * summary's fields are declared once (ktrepl_summary.h): the reader's
+ * table agrees with it, and a real module's first line, captured when
+ * it had fewer fields, is a prefix of it in order (the ABI only adds).
+ */
+static void test_summary_table(void)
+{
+	const struct ktrepl_field *f = ktrepl_summary_fields();
+	char why[128] = "", line[4096], *tok, *save = NULL;
+	unsigned int i = 0;
+	bool in_order = true;
+	FILE *fp;
+
+	tap_ok(!kt_state_check_summary_table(why, sizeof(why)),
+	       "the reader's summary table agrees with ktrepl_summary.h (%s)",
+	       why);
+	fp = fopen(fixture_path(FIXTURE "/debugfs/summary"), "r");
+	if (!fp || !fgets(line, sizeof(line), fp)) {
+		tap_ok(0, "the fixture's summary has a first line");
+		if (fp)
+			fclose(fp);
+		return;
+	}
+	fclose(fp);
+	line[strcspn(line, "\n")] = '\0';
+	for (tok = strtok_r(line, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save), i++) {
+		size_t klen = strcspn(tok, "=");
+
+		if (i >= KTREPL_S_NR || strlen(f[i].name) != klen ||
+		    strncmp(tok, f[i].name, klen)) {
+			in_order = false;
+			break;
+		}
+	}
+	tap_ok(in_order && i > 10,
+	       "a real summary line's %u keys are ktrepl_summary.h's, in order (stopped at '%s', want '%s')",
+	       i, in_order ? "-" : tok, i < KTREPL_S_NR ? f[i].name : "-");
+}
+
 int main(void)
 {
 	struct kt_state live;
@@ -777,6 +821,7 @@ int main(void)
 	uint64_t pa;
 
 	tap_header();
+	test_summary_table();
 	memset(&live, 0, sizeof(live));
 	test_debugfs(&live);
 	test_debugfs_damage();
@@ -784,8 +829,8 @@ int main(void)
 	test_many_modules();
 	test_descriptor_modules();
 	test_descriptor_candidates();
-	desc = slurp(FIXTURE "/descriptor.bin", &len);
-	pa_text = slurp(FIXTURE "/descriptor.pa", &pa_len);
+	desc = slurp(fixture_path(FIXTURE "/descriptor.bin"), &len);
+	pa_text = slurp(fixture_path(FIXTURE "/descriptor.pa"), &pa_len);
 	tap_ok(desc && pa_text && len > sizeof(struct ktrepl_desc),
 	       "the captured descriptor is there (%zu bytes)", len);
 	if (desc && pa_text) {

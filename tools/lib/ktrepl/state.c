@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ktrepl_summary.h"
 #include "lockdown.h"
 #include "state.h"
 
@@ -175,7 +176,8 @@ int kt_activation_parse(const char *name, enum kt_activation *act)
 enum kv_type { KV_INT, KV_UINT, KV_U64, KV_BOOL, KV_STR };
 
 struct kv_field {
-	const char *key;
+	const char *key;	/* NULL: summary's field, by its table */
+	int summary;		/* enum ktrepl_summary_field, if !key */
 	enum kv_type type;
 	size_t off;
 	size_t size;
@@ -183,28 +185,38 @@ struct kv_field {
 };
 
 #define KV_FIELD(key, type, st, field, required)                        \
-	{ key, type, offsetof(st, field), sizeof(((st *)0)->field), required }
+	{ key, -1, type, offsetof(st, field), sizeof(((st *)0)->field),  \
+	  required }
+/* a field of summary's first line: its name is ktrepl_summary.h's */
+#define KV_SUMMARY(id, type, field, required)                           \
+	{ NULL, id, type, offsetof(struct kt_state, field),              \
+	  sizeof(((struct kt_state *)0)->field), required }
+
+static const char *kv_key(const struct kv_field *f)
+{
+	return f->key ? f->key : ktrepl_summary_fields()[f->summary].name;
+}
 
 static const struct kv_field summary_fields[] = {
-	KV_FIELD("abi", KV_INT, struct kt_state, abi, true),
-	KV_FIELD("arch", KV_STR, struct kt_state, arch, true),
-	KV_FIELD("master_node", KV_INT, struct kt_state, master_node, true),
-	KV_FIELD("page_size", KV_U64, struct kt_state, page_size, true),
-	KV_FIELD("paging_levels", KV_UINT, struct kt_state, paging_levels, true),
-	KV_FIELD("va_bits", KV_UINT, struct kt_state, va_bits, false),
-	KV_FIELD("provider", KV_STR, struct kt_state, provider, false),
-	KV_FIELD("nodes", KV_UINT, struct kt_state, nodes_online, false),
-	KV_FIELD("propagate", KV_INT, struct kt_state, propagate, false),
-	KV_FIELD("patches", KV_U64, struct kt_state, patches, false),
-	KV_FIELD("patch_bytes", KV_U64, struct kt_state, patch_bytes, false),
-	KV_FIELD("patches_missed", KV_U64, struct kt_state, patches_missed, false),
-	KV_FIELD("overhead_bytes", KV_U64, struct kt_state, overhead, false),
-	KV_FIELD("master_root_pa", KV_U64, struct kt_state, master_root_pa, false),
-	KV_FIELD("direct_map", KV_U64, struct kt_state, direct_map, false),
-	KV_FIELD("load_ns", KV_U64, struct kt_state, load_ns, false),
-	KV_FIELD("failsafe", KV_U64, struct kt_state, failsafe, false),
-	KV_FIELD("failsafe_active", KV_BOOL, struct kt_state, failsafe_active, false),
-	KV_FIELD("failsafe_reason", KV_STR, struct kt_state, failsafe_reason, false),
+	KV_SUMMARY(KTREPL_S_ABI, KV_INT, abi, true),
+	KV_SUMMARY(KTREPL_S_ARCH, KV_STR, arch, true),
+	KV_SUMMARY(KTREPL_S_MASTER_NODE, KV_INT, master_node, true),
+	KV_SUMMARY(KTREPL_S_PAGE_SIZE, KV_U64, page_size, true),
+	KV_SUMMARY(KTREPL_S_PAGING_LEVELS, KV_UINT, paging_levels, true),
+	KV_SUMMARY(KTREPL_S_VA_BITS, KV_UINT, va_bits, false),
+	KV_SUMMARY(KTREPL_S_PROVIDER, KV_STR, provider, false),
+	KV_SUMMARY(KTREPL_S_NODES, KV_UINT, nodes_online, false),
+	KV_SUMMARY(KTREPL_S_PROPAGATE, KV_INT, propagate, false),
+	KV_SUMMARY(KTREPL_S_PATCHES, KV_U64, patches, false),
+	KV_SUMMARY(KTREPL_S_PATCH_BYTES, KV_U64, patch_bytes, false),
+	KV_SUMMARY(KTREPL_S_PATCHES_MISSED, KV_U64, patches_missed, false),
+	KV_SUMMARY(KTREPL_S_OVERHEAD_BYTES, KV_U64, overhead, false),
+	KV_SUMMARY(KTREPL_S_MASTER_ROOT_PA, KV_U64, master_root_pa, false),
+	KV_SUMMARY(KTREPL_S_DIRECT_MAP, KV_U64, direct_map, false),
+	KV_SUMMARY(KTREPL_S_LOAD_NS, KV_U64, load_ns, false),
+	KV_SUMMARY(KTREPL_S_FAILSAFE, KV_U64, failsafe, false),
+	KV_SUMMARY(KTREPL_S_FAILSAFE_ACTIVE, KV_BOOL, failsafe_active, false),
+	KV_SUMMARY(KTREPL_S_FAILSAFE_REASON, KV_STR, failsafe_reason, false),
 };
 
 static const struct kv_field node_fields[] = {
@@ -224,6 +236,41 @@ static const struct kv_field region_fields[] = {
 	KV_FIELD("end", KV_U64, struct kt_region_state, end, true),
 };
 
+/*
+ * The summary fields this reader stores, against ktrepl_summary.h: each
+ * a field of the line, of a type that holds its values. 0, or -1 with
+ * the first mismatch named in why (a unit test runs it).
+ */
+int kt_state_check_summary_table(char *why, size_t len)
+{
+	const struct ktrepl_field *shared = ktrepl_summary_fields();
+	size_t i;
+
+	for (i = 0; i < sizeof(summary_fields) / sizeof(summary_fields[0]);
+	     i++) {
+		const struct kv_field *f = &summary_fields[i];
+		enum ktrepl_field_type t;
+		bool fits;
+
+		if (f->key || f->summary < 0 || f->summary >= KTREPL_S_NR) {
+			snprintf(why, len, "entry %zu is not a summary field", i);
+			return -1;
+		}
+		t = shared[f->summary].type;
+		fits = t == KTREPL_F_STR ? f->type == KV_STR :
+		       t == KTREPL_F_INT ? f->type == KV_INT ||
+					   f->type == KV_BOOL :
+					   f->type == KV_U64 ||
+					   f->type == KV_UINT;
+		if (!fits) {
+			snprintf(why, len, "%s: stored as kv type %d, declared %d",
+				 shared[f->summary].name, f->type, t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int kv_read_one(const char *line, const struct kv_field *f, void *base)
 {
 	void *dst = (char *)base + f->off;
@@ -232,16 +279,16 @@ static int kv_read_one(const char *line, const struct kv_field *f, void *base)
 
 	switch (f->type) {
 	case KV_INT:
-		if (kt_kv_int(line, f->key, &i))
+		if (kt_kv_int(line, kv_key(f), &i))
 			return -1;
 		memcpy(dst, &i, sizeof(i));
 		return 0;
 	case KV_STR:
-		return kt_kv_str(line, f->key, dst, f->size);
+		return kt_kv_str(line, kv_key(f), dst, f->size);
 	default:
 		break;
 	}
-	if (kt_kv_u64(line, f->key, &v))
+	if (kt_kv_u64(line, kv_key(f), &v))
 		return -1;
 	if (f->type == KV_U64)
 		memcpy(dst, &v, sizeof(v));
@@ -267,13 +314,13 @@ static int kv_read(const char *line, const struct kv_field *fields, size_t n,
 	for (i = 0; i < n; i++) {
 		const struct kv_field *f = &fields[i];
 
-		if (!kt_kv_find(line, f->key, &len) && !f->required)
+		if (!kt_kv_find(line, kv_key(f), &len) && !f->required)
 			continue;
 		if (!kv_read_one(line, f, base))
 			continue;
 		snprintf(what, sizeof(what), "%s %s %s", record,
-			 kt_kv_find(line, f->key, &len) ? "has a bad" : "lacks",
-			 f->key);
+			 kt_kv_find(line, kv_key(f), &len) ? "has a bad" : "lacks",
+			 kv_key(f));
 		return bad_record(fc, what);
 	}
 	return 0;
@@ -290,7 +337,8 @@ static int summary_header(struct kt_state *st, const char *line,
 
 	if (ret)
 		return ret;
-	if (kt_kv_str(line, "activation", word, sizeof(word)) ||
+	if (kt_kv_str(line, ktrepl_summary_fields()[KTREPL_S_ACTIVATION].name,
+		      word, sizeof(word)) ||
 	    kt_activation_parse(word, &st->activation))
 		return bad_record(fc, "summary header: unknown activation");
 	return 0;
