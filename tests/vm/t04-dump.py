@@ -48,6 +48,27 @@ if error:
 tap.fold_guest("[x86_64 2x2]", lines)
 
 summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
+
+
+def summary_fields():
+    """summary's header keys in order, from kernel/include/ktrepl_summary.h
+    (the enum gives the order, the table each name), read by hand."""
+    with open(os.path.join(ktvm.ROOT, "kernel", "include",
+                           "ktrepl_summary.h")) as f:
+        text = f.read()
+    enum = re.search(r"enum ktrepl_summary_field \{(.*?)\};", text, re.S)
+    order = re.findall(r"(KTREPL_S_\w+),", enum.group(1)) if enum else []
+    names = dict(re.findall(r"\[(KTREPL_S_\w+)\] = \{\s*\"(\w+)\"", text))
+    return [names.get(e) for e in order]
+
+
+header = next((r for r in ktvm.records(lines, "summary")
+               if r.startswith("abi=")), "")
+got = [kv.split("=", 1)[0] for kv in header.split()]
+want = summary_fields()
+tap.ok(got == want and len(want) > 30,
+       f"summary's header line is ktrepl_summary.h's {len(want)} fields, in "
+       "order", f"got {got}\nwant {want}")
 rep = next(int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
                                       for x in lines) if m)
 edges = next(x.split()[1:] for x in lines if x.startswith("EDGES "))
