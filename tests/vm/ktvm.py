@@ -222,6 +222,8 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
                     os.path.join(tmp, "init"))
         shutil.copy(os.path.join(ROOT, "tests", "vm", "guest", "lib.sh"),
                     os.path.join(tmp, "lib.sh"))
+        shutil.copy(os.path.join(ROOT, "tests", "tap.sh"),
+                    os.path.join(tmp, "tap.sh"))
         shutil.copy(script, os.path.join(tmp, "test.sh"))
         moddir = module_dir(arch, kernel)
         files["/lib/modules/qemu_fw_cfg.ko"] = kernel_module(
@@ -249,7 +251,7 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
                     shutil.copyfileobj(fin, fout)
             else:
                 shutil.copy(src, path)
-        for p in ("init", "test.sh", "lib.sh"):
+        for p in ("init", "test.sh", "lib.sh", "tap.sh"):
             os.chmod(os.path.join(tmp, p), 0o755)
         pack_initramfs(tmp, out)
     return out

@@ -1,22 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers for guest scripts: the host counts these lines.
-T_N=0
-T_FAIL=0
-ok() {
-	T_N=$((T_N + 1))
-	echo "ok $T_N - $*"
-}
-not_ok() {
-	T_N=$((T_N + 1))
-	T_FAIL=$((T_FAIL + 1))
-	echo "not ok $T_N - $*"
-}
-# check DESC CMD...: ok when CMD succeeds
-check() {
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+# Helpers for guest scripts. TAP (ok, not_ok, check, done_testing) is
+# tests/tap.sh's, which ktvm puts at /tap.sh: the host counts its lines.
+. "${TAP_SH:-/tap.sh}"
 # No WARN, BUG or oops may ever appear in the kernel log.
 check_dmesg_clean() {
 	if dmesg | grep -Eq 'WARNING:|BUG:|Oops|general protection|Call Trace'; then
@@ -26,11 +11,6 @@ check_dmesg_clean() {
 		ok "kernel log is free of WARN/BUG/oops"
 	fi
 }
-done_testing() {
-	echo "1..$T_N"
-	[ $T_FAIL = 0 ]
-}
-
 # emit NAME CMD...: CMD's output, each line tagged for the host to parse
 emit() {
 	name=$1

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0
+# The one TAP producer of the shell tests: the host's tests/unit/*.t
+# source it from here, the guest scripts through /lib.sh (ktvm puts it
+# at /tap.sh in every test initramfs). POSIX sh, for busybox too.
+T_N=0
+T_FAIL=0
+tap_header() {
+	echo "TAP version 13"
+}
+ok() {
+	T_N=$((T_N + 1))
+	echo "ok $T_N - $*"
+}
+not_ok() {
+	T_N=$((T_N + 1))
+	T_FAIL=$((T_FAIL + 1))
+	echo "not ok $T_N - $*"
+}
+# check DESC CMD...: ok when CMD succeeds
+check() {
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+# the plan last; status 0 when nothing failed
+done_testing() {
+	echo "1..$T_N"
+	[ $T_FAIL = 0 ]
+}
