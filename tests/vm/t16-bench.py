@@ -180,6 +180,8 @@ def check_syscalls(arch, lines, ncpu_nodes):
     tap.ok(not errs, f"{arch}: costs: each figure a positive number or its "
            "reason, memory per replica node, marked emulated",
            "; ".join(errs)[:2000])
+    if arch != "x86_64":
+        return  # the plain costs run is x86_64's alone (time)
     plain = "\n".join(ktvm.records(lines, "costs"))
     tap.ok("costs: ktrepl.ko activation=" in plain and "verdict:" in plain
            and "total KiB" in plain,

@@ -15,7 +15,7 @@
  *   kill         SIGUSR1 to a forked child, from the send to the child's
  *                handler reading CLOCK_MONOTONIC (shared memory)
  *
- * --quick (emulators) cuts the 1024-iteration loops to 64; the report's
+ * --quick (emulators) cuts the 1024-iteration loops to 16; the report's
  * iterations say how many ran.
  *
  * Each hot and cold. Hot: one untimed iteration of the same operation
@@ -45,7 +45,7 @@
 
 #define LOOPS 1024
 /* --quick, for emulators: the 1024-iteration loops cut to this */
-#define QUICK_LOOPS 64
+#define QUICK_LOOPS 16
 #define EVICT_DEFAULT_BYTES (32ULL << 20)
 #define KILL_WAIT_S 5.0
 #define CACHE_SYSFS "/sys/devices/system/cpu/cpu0/cache"
