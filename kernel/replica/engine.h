@@ -322,8 +322,9 @@ extern const struct ktr_arch ktr_arch;
  *   by a module's copy under mods_lock and text_mutex, and by inject.c,
  *   which the tests use on a quiet kernel.
  * - A core chunk's @sums are the audit's, under audit_lock; a module
- *   chunk's @master_pa and @global_cleared are modules.c's, under
- *   mods_lock (and tables_lock for the leaf move).
+ *   chunk's @master_pa and @global_cleared are modules.c's and
+ *   module_leaves.c's, under mods_lock (and tables_lock for the leaf
+ *   move).
  * - Node table entries are written by build.c at init and at module
  *   load, by the table mirror (mirror.c) and a module's leaf move
  *   (modules.c), by the non-global rewrite (mm_x86.c), all under

@@ -131,6 +131,7 @@ out:
 	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
 	return flush;
 }
+NOKPROBE_SYMBOL(ktr_mirror_range);
 
 /* the mirror hooks: (start, end) taken at entry, mirrored at return */
 struct mirror_args {

@@ -84,6 +84,7 @@ void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
 	rec->propagated = propagated;
 	raw_spin_unlock_irqrestore(&log_lock, flags);
 }
+NOKPROBE_SYMBOL(ktr_patch_log_add);
 
 /*
  * One write to the master's text, seen before the kernel makes it: every
@@ -227,7 +228,6 @@ int ktr_patch_start(void)
 void ktr_patch_stop(void)
 {
 	ktr_patch_arch_stop();
-	ktr_audit_stop();
 }
 
 /*

@@ -18,6 +18,7 @@ unsigned long ktr_hook_lock(void);	/* ktr_hook_unlock(flags) after */
 
 /* the arch's hook */
 int ktr_patch_arch_start(void);
+/* unhook, and stop the audit (ktr_audit_stop()) at the arch's point */
 void ktr_patch_arch_stop(void);		/* waits for running handlers */
 u64 ktr_patch_arch_probe_misses(void);
 /* under hook_lock: the hook is writing this page of c right now */

@@ -242,6 +242,12 @@ void ktr_patch_arch_stop(void)
 		kfree(poked.before);
 		poked.before = NULL;
 	}
+	/*
+	 * Before the ftrace hook goes: unregistering it rewrites core text
+	 * that no hook passes on any more, which the audit would take for
+	 * a missed write.
+	 */
+	ktr_audit_stop();
 	if (ftrace_registered) {
 		/* waits for running handlers too */
 		unregister_ftrace_function(&patch_fops);

@@ -62,6 +62,7 @@ void ktr_patch_arch_stop(void)
 		unregister_kretprobe(&patch_kretprobe);
 		kprobe_registered = false;
 	}
+	ktr_audit_stop();
 }
 
 u64 ktr_patch_arch_probe_misses(void)
