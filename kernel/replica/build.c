@@ -312,7 +312,7 @@ static void record_master_sums(void)
 		if (!c->sums)
 			continue;
 		for (p = 0; p < 1U << ktr_chunk_order(c); p++)
-			c->sums[p] = xxh64((void *)c->va + p * PAGE_SIZE,
+			c->sums[p] = xxh64(ktr_chunk_master(c) + p * PAGE_SIZE,
 					   PAGE_SIZE, 0);
 	}
 }
@@ -325,7 +325,7 @@ static void copy_all(void)
 		struct ktr_chunk *c = &ktr.chunks[i];
 
 		for_each_replica(c, nid)
-			memcpy(page_address(c->copy[nid]), (void *)c->va,
+			memcpy(page_address(c->copy[nid]), ktr_chunk_master(c),
 			       ktr_chunk_size(c));
 	}
 }
@@ -341,10 +341,10 @@ int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr)
 		for_each_replica(c, nid) {
 			void *copy = page_address(c->copy[nid]);
 
-			if (!memcmp(copy, (void *)c->va, ktr_chunk_size(c)))
+			if (!memcmp(copy, ktr_chunk_master(c), ktr_chunk_size(c)))
 				continue;
 			/* through the slot: the alias may be read-only by now */
-			ktr_replica_write(nid, c->va, (void *)c->va, -1,
+			ktr_replica_write(nid, c->va, ktr_chunk_master(c), -1,
 					  ktr_chunk_size(c));
 			fixed++;
 		}

@@ -144,6 +144,17 @@ static inline unsigned long ktr_chunk_size(const struct ktr_chunk *c)
 	return 1UL << c->page_shift;
 }
 
+/*
+ * The master's bytes of c, through the linear map. Not through c->va:
+ * a CPU on a node's tables would read that node's copy there, and KASAN
+ * checks an image VA against its globals' redzones (its memcpy() then
+ * copies nothing, which left a debug kernel's replica rodata as zeros).
+ */
+static inline void *ktr_chunk_master(const struct ktr_chunk *c)
+{
+	return __va(c->master_pa);
+}
+
 static inline unsigned int ktr_chunk_order(const struct ktr_chunk *c)
 {
 	return c->page_shift - PAGE_SHIFT;

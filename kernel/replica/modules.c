@@ -250,14 +250,14 @@ static int copy_module(struct ktr_module *km)
 		struct ktr_chunk *c = &km->chunks[i];
 
 		for_each_replica(c, nid) {
-			memcpy(page_address(c->copy[nid]), (void *)c->va,
+			memcpy(page_address(c->copy[nid]), ktr_chunk_master(c),
 			       PAGE_SIZE);
 			ktr_arch.sync_icache(page_address(c->copy[nid]), c->va,
 					     PAGE_SIZE);
 		}
 		/* the audit looks only at pages that change from here on */
 		if (c->sums)
-			c->sums[0] = xxh64((void *)c->va, PAGE_SIZE, 0);
+			c->sums[0] = xxh64(ktr_chunk_master(c), PAGE_SIZE, 0);
 	}
 	WRITE_ONCE(km->ready, true);
 	if (ktr.text_mutex) {
