@@ -169,25 +169,34 @@ tap.ok(len(leaves) == 2 and all(n == pn for n, _, pn in leaves) and
 pan = outs.get("panic", "")
 verdict = (f"verdict: the panic ran through 1 diverged range of node {rep}'s "
            "replica: a replica divergence is the likely cause")
-if not crash_panic:
+# the branch is the extension's own: crash may name no panic task in sys
+# and still give the extension one (tt->panic_task), whose stack it then
+# cannot unwind to the trapping frame
+m = re.search(r"panic task \d+ \((\S+)\) on cpu (\d+), node (\d+)", pan)
+hit = re.search(rf"^\s+{trap_va:016x} write_sysrq_trigger(\+0x0)?\s+"
+                "IN A DIVERGED RANGE", pan, re.M)
+if not m:
     tap.ok("ktrepl: this dump has no panic task" in pan,
            "ktrepl -p on a dump where crash found no panic task says so",
            pan)
     tap.skip(f"ktrepl -p: the panic task on a node-{rep} CPU", NO_PANIC_TASK)
     tap.skip("ktrepl -p: the verdict", NO_PANIC_TASK)
 else:
-    m = re.search(r"panic task \d+ \((\S+)\) on cpu (\d+), node (\d+)", pan)
-    tap.ok(m and m.group(1) == "sh" and
+    tap.ok(m.group(1) == "sh" and
            int(m.group(2)) in rep_cpus and int(m.group(3)) == rep,
            f"ktrepl -p: the panic task, the shell, on a node-{rep} CPU",
-           f"got {m and m.groups()}\n{pan}")
-    hit = re.search(rf"^\s+{trap_va:016x} write_sysrq_trigger(\+0x0)?\s+"
-                    "IN A DIVERGED RANGE", pan, re.M)
-    tap.ok(hit and verdict in pan,
-           "ktrepl -p: the exception PC is write_sysrq_trigger, in the "
-           "trap's diverged range: a replica divergence is the likely cause",
-           f"want /{verdict}/ and write_sysrq_trigger's PC in a diverged "
-           f"range\n{pan}")
+           f"got {m.groups()}\n{pan}")
+    if not hit and not crash_panic:
+        tap.skip("ktrepl -p: the exception PC in the trap's diverged range",
+                 "crash 8.0.2 names no panic task in sys and its backtrace "
+                 "of this QEMU dump does not reach the trapping frame; t14 "
+                 "checks -p's verdict on a kdump dump of arm64")
+    else:
+        tap.ok(hit and verdict in pan,
+               "ktrepl -p: the exception PC is write_sysrq_trigger, in the "
+               "trap's diverged range: a replica divergence is the likely "
+               "cause", f"want /{verdict}/ and write_sysrq_trigger's PC in a "
+               f"diverged range\n{pan}")
 
 if tap.failed == 0:
     os.unlink(core)
