@@ -34,6 +34,8 @@ KDIR_ARM64 ?= $(call kernel_headers,$(KREL_ARM64))
 CROSS_COMPILE_ARM64 ?= aarch64-linux-gnu-
 
 PREFIX ?= /usr/local
+# make check's module and tool builds, side by side
+BUILD_JOBS ?= $(shell nproc)
 DESTDIR ?=
 BUILD := $(CURDIR)/build
 
@@ -138,9 +140,12 @@ crash-ext-arm64: tools-arm64
 unit-check: tools
 	$(MAKE) -C tests/unit check OUTPUT=$(TOOLS_OUT)
 
+# Its twelve builds are independent (each in its own tree): make check
+# builds them in parallel, and the guests then run without make's
+# jobserver in their environment (t08's dkms runs make itself)
 vm-check: kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other tools tools-arm64 crash-ext crash-ext-arm64 \
 		$(if $(filter 1,$(KTREPL_DEBUG_KERNEL)),debug-modules)
-	tests/vm/run-all.sh
+	MAKEFLAGS= MAKELEVEL= tests/vm/run-all.sh
 
 # every parser of untrusted input under libFuzzer, ASan and UBSan; check
 # runs each briefly, FUZZ_SECONDS=N for longer
@@ -174,7 +179,7 @@ check: check-deps
 	$(MAKE) fuzz
 	$(MAKE) sanitize-check
 	KTREPL_SANITIZED_DUMP=$(SAN_DUMP) ASAN_OPTIONS=$(SAN_OPTIONS) \
-		$(MAKE) vm-check
+		$(MAKE) -j$(BUILD_JOBS) vm-check
 
 # The debug kernel (scripts/debug-kernel.sh): built once into the cache,
 # ktrepl.ko (both builds) against its tree, and t15 on it, which skips

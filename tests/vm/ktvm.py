@@ -264,6 +264,17 @@ def build_initramfs(arch, script, out, tools=(), files=None, kernel=None):
 EMULATION = "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 
 
+def note_guest_time(what, seconds):
+    """Every boot's wall time, by test file, in build/guest-times.log:
+    where make check's minutes go (run-all.sh prints the longest)."""
+    test = os.path.basename(sys.argv[0])
+    try:
+        with open(os.path.join(BUILD, "guest-times.log"), "a") as f:
+            f.write(f"{seconds:.0f}\t{test}\t{what}\n")
+    except OSError:
+        pass
+
+
 class Guest:
     """One booted guest. Use as a context manager."""
 
@@ -271,6 +282,7 @@ class Guest:
                  timeout=300, log=None, mem_per_node=512, extra_args=(),
                  keep_panicked=False, kernel=None):
         self.arch = arch
+        self.what = f"{arch} {topology}{' ' + cmdline if cmdline else ''}"
         self.topo = parse_topology(topology)
         self.tmp = tempfile.mkdtemp(prefix="ktvm-")
         self.qmp_path = os.path.join(self.tmp, "qmp.sock")
@@ -325,6 +337,7 @@ class Guest:
         self.proc = None
 
     def __enter__(self):
+        self.started = time.monotonic()
         self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT,
@@ -337,6 +350,7 @@ class Guest:
     def __exit__(self, *exc):
         self.kill()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        note_guest_time(self.what, time.monotonic() - self.started)
 
     def kill(self):
         if self.proc:

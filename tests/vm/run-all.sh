@@ -29,6 +29,7 @@ done
 # last, with the file it came from
 log=build/vm-check.log
 : >"$log"
+: >build/guest-times.log
 run -j2 "${shared[@]}" 2>&1 | tee -a "$log"
 rc=${PIPESTATUS[0]}
 run "${timed[@]}" 2>&1 | tee -a "$log"
@@ -39,4 +40,6 @@ if [ "$rc" -ne 0 ]; then
 	     /^not ok / { print t ": " $0 }
 	     /^Test Summary Report/,/^Files=/ { print }' "$log"
 fi
+echo "# the longest guests (seconds, test, guest; all: build/guest-times.log):"
+sort -rn build/guest-times.log | head -12 | sed 's/^/#   /'
 exit $rc

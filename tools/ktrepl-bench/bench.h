@@ -12,6 +12,7 @@
 #include "err.h"
 #include "numa.h"
 #include "output.h"
+#include "state.h"
 
 /* Exit codes: 0 measured, 2 could not measure (refused, or failed). */
 enum {
@@ -122,8 +123,8 @@ struct bench_engine {
 	/* one sample of every series on node index i, in arm on */
 	int (*measure)(struct bench_engine *e, int i, bool on, double *ns,
 		       struct kt_err *err);
-	/* after each load of ktrepl.ko, its summary in hand (may be NULL) */
-	int (*check)(struct bench_engine *e, const char *summary,
+	/* after each load of ktrepl.ko, its state in hand (may be NULL) */
+	int (*check)(struct bench_engine *e, const struct kt_state *st,
 		     struct kt_err *err);
 	void *priv;
 	/* the engine's */
@@ -134,6 +135,7 @@ struct bench_engine {
 	bool ktrepl_loaded;
 	bool wait_bind;			/* activation=mm: runners must be bound */
 	char activation[32];		/* ktrepl's, once loaded */
+	struct kt_state state;		/* ktrepl's, at its last load */
 	double *before[BENCH_MAX_SERIES][KT_MAX_NODES];
 	double *after[BENCH_MAX_SERIES][KT_MAX_NODES];
 	size_t rounds, cap;
@@ -152,6 +154,8 @@ int bench_engine_child(struct bench_engine *e, int i, bool wait_bind,
 int bench_load_ktrepl(struct bench_engine *e, double *load_ns,
 		      struct kt_err *err);
 int bench_unload_ktrepl(struct bench_engine *e, struct kt_err *err);
+/* reads ktrepl.ko's state into e->state and e->activation, while loaded */
+int bench_ktrepl_state(struct bench_engine *e, struct kt_err *err);
 int bench_engine_rounds(struct bench_engine *e, double max_seconds,
 			bool *time_limited, struct kt_err *err);
 void bench_engine_fill(const struct bench_engine *e, size_t series,

@@ -288,71 +288,48 @@ static void pingpong_cost(struct bench_engine *e, struct bench_costs *c,
 		set_value(ratio, tb / tu);
 }
 
-/* per node: the replicas file's copies and the tables (overhead less them) */
-static void memory_cost(struct bench_costs *c)
+/*
+ * Per node: its copies of the image's text and rodata and of the modules
+ * (the replicas file's extents, by region), and its tables (the node's
+ * overhead less those). The master's extents describe the original
+ * image, and an alias node uses another's copies: neither costs a copy.
+ */
+static void memory_cost(struct bench_costs *c, const struct kt_state *st)
 {
-	static char buf[1 << 20];
-	char *line, *save = NULL;
+	size_t x;
 	int i;
 
 	c->nr_mem = 0;
-	if (!bench_read_file(KTREPL_DIR "/summary", buf, sizeof(buf))) {
-		snprintf(c->mem_reason, sizeof(c->mem_reason),
-			 "%s: unreadable", KTREPL_DIR "/summary");
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct bench_mem_node *n;
-		const char *p;
+	for (i = 0; i < st->nr_nodes && c->nr_mem < KT_MAX_NODES; i++) {
+		struct bench_mem_node *n = &c->mem[c->nr_mem++];
 
-		if (strncmp(line, "node=", 5) || c->nr_mem >= KT_MAX_NODES)
-			continue;
-		n = &c->mem[c->nr_mem++];
 		memset(n, 0, sizeof(*n));
-		n->node = atoi(line + 5);
-		p = strstr(line, " role=");
-		snprintf(n->role, sizeof(n->role), "%.*s",
-			 p ? (int)strcspn(p + 6, " ") : 1, p ? p + 6 : "?");
-		p = strstr(line, " overhead_bytes=");
-		n->total = p ? strtoull(p + 16, NULL, 10) : 0;
+		n->node = st->nodes[i].nid;
+		snprintf(n->role, sizeof(n->role), "%s",
+			 kt_role_name(st->nodes[i].role));
+		n->total = st->nodes[i].overhead;
 	}
 	if (!c->nr_mem) {
 		snprintf(c->mem_reason, sizeof(c->mem_reason),
 			 "no node records in %s", KTREPL_DIR "/summary");
 		return;
 	}
-	if (!bench_read_file(KTREPL_DIR "/replicas", buf, sizeof(buf))) {
-		snprintf(c->mem_reason, sizeof(c->mem_reason),
-			 "%s: unreadable", KTREPL_DIR "/replicas");
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *p = strstr(line, "node="), *r, *sz;
-		uint64_t size;
-		int node;
+	for (x = 0; x < st->nr_extents; x++) {
+		const struct kt_extent_state *ext = &st->extents[x];
+		const struct kt_region_state *r = &st->regions[ext->region];
+		struct bench_mem_node *n = NULL;
 
-		r = strstr(line, " region=");
-		sz = strstr(line, " size=");
-		if (p != line || !r || !sz)
+		for (i = 0; i < c->nr_mem; i++)
+			if (c->mem[i].node == ext->node)
+				n = &c->mem[i];
+		if (!n || strcmp(n->role, kt_role_name(KT_ROLE_REPLICA)))
 			continue;
-		node = atoi(p + 5);
-		size = strtoull(sz + 6, NULL, 10);
-		for (i = 0; i < c->nr_mem; i++) {
-			struct bench_mem_node *n = &c->mem[i];
-
-			/* the master's records describe the original image */
-			if (n->node != node || !strcmp(n->role, "master") ||
-			    !strcmp(n->role, "alias"))
-				continue;
-			if (!strncmp(r + 8, "text ", 5))
-				n->text += size;
-			else if (!strncmp(r + 8, "rodata ", 7))
-				n->rodata += size;
-			else if (!strncmp(r + 8, "module ", 7))
-				n->modules += size;
-		}
+		if (r->module)
+			n->modules += ext->size;
+		else if (!strcmp(r->name, "text"))
+			n->text += ext->size;
+		else if (!strcmp(r->name, "rodata"))
+			n->rodata += ext->size;
 	}
 	for (i = 0; i < c->nr_mem; i++) {
 		struct bench_mem_node *n = &c->mem[i];
@@ -361,17 +338,6 @@ static void memory_cost(struct bench_costs *c)
 		n->tables = n->total > copies ? n->total - copies : 0;
 	}
 	c->mem_reason[0] = '\0';
-}
-
-static void summary_activation(struct bench_costs *c)
-{
-	static char buf[1 << 16];
-	const char *p = NULL;
-
-	if (bench_read_file(KTREPL_DIR "/summary", buf, sizeof(buf)))
-		p = strstr(buf, "activation=");
-	snprintf(c->activation, sizeof(c->activation), "%.*s",
-		 p ? (int)strcspn(p + 11, " \n") : 1, p ? p + 11 : "?");
 }
 
 int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
@@ -414,9 +380,12 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 		if (ret)
 			goto out;
 		if (!i) {
-			summary_activation(c);
-			e.wait_bind = !strcmp(c->activation, "mm");
-			memory_cost(c);
+			ret = bench_ktrepl_state(&e, err);
+			if (ret)
+				goto out;
+			snprintf(c->activation, sizeof(c->activation), "%s",
+				 e.activation);
+			memory_cost(c, &e.state);
 			if (ft_off->reason[0] && strcmp(ft_off->reason, "not measured"))
 				copy_reason(ft_on, ft_off->reason);
 			else

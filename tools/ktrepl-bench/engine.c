@@ -210,28 +210,39 @@ int bench_engine_child(struct bench_engine *e, int i, bool wait_bind,
 	return 0;
 }
 
-/* activation and, if the benchmark asks, its own check, while on */
+/*
+ * ktrepl.ko's state from its debugfs files, read by the library the other
+ * tools use, while on: its activation must put runners on a node's copy,
+ * and the benchmark may check more (its module replicated).
+ */
+int bench_ktrepl_state(struct bench_engine *e, struct kt_err *err)
+{
+	struct kt_state *st = &e->state;
+	int ret;
+
+	kt_state_free(st);
+	ret = kt_state_load_debugfs(st, KTREPL_DIR, err);
+	if (ret)
+		return kt_err_wrap(err, "reading ktrepl.ko's state after loading it");
+	snprintf(e->activation, sizeof(e->activation), "%s",
+		 kt_activation_name(st->activation));
+	e->wait_bind = st->activation == KT_ACT_MM;
+	return 0;
+}
+
 static int check_on(struct bench_engine *e, struct kt_err *err)
 {
-	static char buf[1 << 20];
-	const char *p, *reason;
+	const struct kt_state *st = &e->state;
+	int ret = bench_ktrepl_state(e, err);
 
-	if (!bench_read_file(KTREPL_DIR "/summary", buf, sizeof(buf)))
-		return kt_err_set(err, ENOENT,
-				  "%s: unreadable after loading ktrepl.ko",
-				  KTREPL_DIR "/summary");
-	p = strstr(buf, "activation=");
-	reason = strstr(buf, "activation_reason=");
-	snprintf(e->activation, sizeof(e->activation), "%.*s",
-		 p ? (int)strcspn(p + 11, " \n") : 1, p ? p + 11 : "?");
-	if (strcmp(e->activation, "mm") && strcmp(e->activation, "percpu"))
+	if (ret)
+		return ret;
+	if (st->activation != KT_ACT_MM && st->activation != KT_ACT_PERCPU)
 		return kt_err_set(err, ENOTSUP,
-				  "ktrepl.ko loaded with activation=%s (%.*s): no runner would use a node's copy, so there is nothing to compare",
-				  e->activation,
-				  reason ? (int)strcspn(reason, " \n") : 1,
-				  reason ? reason : "-");
-	e->wait_bind = !strcmp(e->activation, "mm");
-	return e->check ? e->check(e, buf, err) : 0;
+				  "ktrepl.ko loaded with activation=%s (%s): no runner would use a node's copy, so there is nothing to compare",
+				  e->activation, st->activation_reason[0] ?
+				  st->activation_reason : "-");
+	return e->check ? e->check(e, st, err) : 0;
 }
 
 int bench_load_ktrepl(struct bench_engine *e, double *load_ns,
@@ -474,4 +485,5 @@ void bench_engine_teardown(struct bench_engine *e)
 			e->before[s][i] = e->after[s][i] = NULL;
 		}
 	}
+	kt_state_free(&e->state);
 }

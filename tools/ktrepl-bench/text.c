@@ -119,11 +119,12 @@ static int text_measure(struct bench_engine *e, int i, bool on, double *ns,
 			   err);
 }
 
-/* the module's record in ktrepl's summary, while on */
-static int text_check(struct bench_engine *e, const char *summary,
+/* the module's record in ktrepl's state, while on */
+static int text_check(struct bench_engine *e, const struct kt_state *st,
 		      struct kt_err *err)
 {
-	if (!strstr(summary, "\nmodule=" BENCH_TEXT_MODULE " "))
+	(void)e;
+	if (kt_state_region(st, KT_MODULE_PREFIX BENCH_TEXT_MODULE) < 0)
 		return kt_err_set(err, ENOENT,
 				  "ktrepl.ko did not replicate %s (no module record in its summary: loaded with modules=0?)",
 				  BENCH_TEXT_MODULE);

@@ -206,6 +206,7 @@ static const struct kv_field summary_fields[] = {
 	KV_SUMMARY(KTREPL_S_VA_BITS, KV_UINT, va_bits, false),
 	KV_SUMMARY(KTREPL_S_PROVIDER, KV_STR, provider, false),
 	KV_SUMMARY(KTREPL_S_NODES, KV_UINT, nodes_online, false),
+	KV_SUMMARY(KTREPL_S_ACTIVATION_REASON, KV_STR, activation_reason, false),
 	KV_SUMMARY(KTREPL_S_PROPAGATE, KV_INT, propagate, false),
 	KV_SUMMARY(KTREPL_S_PATCHES, KV_U64, patches, false),
 	KV_SUMMARY(KTREPL_S_PATCH_BYTES, KV_U64, patch_bytes, false),

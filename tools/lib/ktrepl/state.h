@@ -148,6 +148,8 @@ struct kt_state {
 	int master_node;
 	unsigned int nodes_online;
 	enum kt_activation activation;
+	/* why not the activation asked for ("-": it was); live only */
+	char activation_reason[64];
 	int propagate;
 	uint64_t patches;
 	uint64_t patch_window;	/* as last read: kt_state_patch_window() */
