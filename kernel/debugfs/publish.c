@@ -119,6 +119,7 @@ union ktrepl_field_value {
 	s64 i;
 	u64 u;
 	const char *s;
+	const struct cpumask *cpus;
 };
 
 /* one record line, each field as its table says (ktrepl_summary.h) */
@@ -142,9 +143,62 @@ static void print_fields(struct seq_file *m, const struct ktrepl_field *f,
 		case KTREPL_F_STR:
 			seq_puts(m, v[i].s && *v[i].s ? v[i].s : "-");
 			break;
+		case KTREPL_F_CPULIST:
+			seq_printf(m, "%*pbl", cpumask_pr_args(v[i].cpus));
+			break;
 		}
 	}
 	seq_putc(m, '\n');
+}
+
+static void print_node(struct seq_file *m, int nid)
+{
+	union ktrepl_field_value vals[KTREPL_N_NR] = {
+		[KTREPL_N_NODE].i = nid,
+		[KTREPL_N_MEMORY_NODE].i = prov->memory_node(nid),
+		[KTREPL_N_HAS_MEMORY].i = node_state(nid, N_MEMORY) ? 1 : 0,
+		[KTREPL_N_ROLE].s = role_name(ktrepl_node_role(prov, nid)),
+		[KTREPL_N_CPUS].cpus = cpumask_of_node(nid),
+		[KTREPL_N_ROOT_PA].u = (u64)prov->node_root(nid),
+		[KTREPL_N_OVERHEAD_BYTES].u = prov->overhead_bytes(nid),
+		[KTREPL_N_MEM_START].u = (u64)PFN_PHYS(node_start_pfn(nid)),
+		[KTREPL_N_MEM_END].u = (u64)PFN_PHYS(node_end_pfn(nid)),
+	};
+
+	print_fields(m, ktrepl_node_fields(), vals, KTREPL_N_NR);
+}
+
+static void print_region(struct seq_file *m, const struct ktrepl_region *reg)
+{
+	union ktrepl_field_value vals[KTREPL_R_NR] = {
+		[KTREPL_R_REGION].s = reg->name,
+		[KTREPL_R_START].u = reg->start,
+		[KTREPL_R_END].u = reg->end,
+		[KTREPL_R_SIZE].u = reg->end - reg->start,
+	};
+
+	print_fields(m, ktrepl_region_fields(), vals, KTREPL_R_NR);
+}
+
+static void print_module(struct seq_file *m,
+			 const struct ktrepl_module_info *mod)
+{
+	union ktrepl_field_value vals[KTREPL_M_NR] = {
+		[KTREPL_M_MODULE].s = mod->name,
+		[KTREPL_M_START].u = mod->start,
+		[KTREPL_M_TEXT_END].u = mod->text_end,
+		[KTREPL_M_END].u = mod->end,
+		[KTREPL_M_SIZE].u = mod->end - mod->start,
+		[KTREPL_M_ORIG_NODE].i = mod->orig_node,
+		[KTREPL_M_MASTER_COPIES].u = mod->master_copies,
+		[KTREPL_M_SINCE_NS].u = mod->since_ns,
+		[KTREPL_M_RODATA_START].u = mod->rodata_start,
+		[KTREPL_M_RODATA_END].u = mod->rodata_end,
+	};
+
+	/* 6.4+: the rodata apart; older readers ignore the keys */
+	print_fields(m, ktrepl_module_fields(), vals,
+		     mod->rodata_end ? KTREPL_M_NR : KTREPL_M_NR_ALWAYS);
 }
 
 static int summary_show(struct seq_file *m, void *v)
@@ -215,32 +269,11 @@ static int summary_show(struct seq_file *m, void *v)
 		print_fields(m, ktrepl_summary_fields(), vals, KTREPL_S_NR);
 	}
 	for_each_online_node(nid)
-		seq_printf(m,
-			   "node=%d memory_node=%d has_memory=%d role=%s cpus=%*pbl root_pa=0x%llx overhead_bytes=%llu mem_start=0x%llx mem_end=0x%llx\n",
-			   nid, prov->memory_node(nid),
-			   node_state(nid, N_MEMORY) ? 1 : 0, role_name(ktrepl_node_role(prov, nid)),
-			   cpumask_pr_args(cpumask_of_node(nid)),
-			   (u64)prov->node_root(nid), prov->overhead_bytes(nid),
-			   (u64)PFN_PHYS(node_start_pfn(nid)),
-			   (u64)PFN_PHYS(node_end_pfn(nid)));
+		print_node(m, nid);
 	for (r = 0; r < prov->nr_regions; r++)
-		seq_printf(m, "region=%s start=0x%lx end=0x%lx size=%lu\n",
-			   prov->regions[r].name, prov->regions[r].start,
-			   prov->regions[r].end,
-			   prov->regions[r].end - prov->regions[r].start);
-	for (r = 0; r < nr_mods; r++) {
-		seq_printf(m,
-			   "module=%s start=0x%lx text_end=0x%lx end=0x%lx size=%lu orig_node=%d master_copies=%u since_ns=%llu",
-			   mods[r].name, mods[r].start, mods[r].text_end,
-			   mods[r].end, mods[r].end - mods[r].start,
-			   mods[r].orig_node, mods[r].master_copies,
-			   mods[r].since_ns);
-		/* 6.4+: the rodata apart; older readers ignore the keys */
-		if (mods[r].rodata_end)
-			seq_printf(m, " rodata_start=0x%lx rodata_end=0x%lx",
-				   mods[r].rodata_start, mods[r].rodata_end);
-		seq_putc(m, '\n');
-	}
+		print_region(m, &prov->regions[r]);
+	for (r = 0; r < nr_mods; r++)
+		print_module(m, &mods[r]);
 	kvfree(mods);
 	return 0;
 }

@@ -3,11 +3,12 @@
 #define KTREPL_SUMMARY_H
 
 /*
- * The fields of debugfs summary's first line, declared once: the module
- * prints them from this table (kernel/debugfs/publish.c) and the tools
- * read them by these names and types (tools/lib/ktrepl/state.c, whose
- * table a unit test checks against this one). A field is only ever
- * added, at the end, with the ABI version it came in (docs/abi.md):
+ * The fields of debugfs summary's records, declared once: its first
+ * line, and its node, region and module records. The module prints each
+ * record from its table (kernel/debugfs/publish.c) and the tools read it
+ * by these names and types (tools/lib/ktrepl/state.c, whose tables a
+ * unit test checks against these). A field is only ever added, at the
+ * end of its record, with the ABI version it came in (docs/abi.md):
  * readers ignore keys they do not know.
  */
 enum ktrepl_field_type {
@@ -15,6 +16,7 @@ enum ktrepl_field_type {
 	KTREPL_F_UINT,	/* unsigned decimal */
 	KTREPL_F_HEX,	/* 0x and lower-case hex */
 	KTREPL_F_STR,	/* a word: no spaces, "-" when empty */
+	KTREPL_F_CPULIST,	/* CPUs as "0-3,8" (%*pbl); empty for none */
 };
 
 struct ktrepl_field {
@@ -112,6 +114,99 @@ static inline const struct ktrepl_field *ktrepl_summary_fields(void)
 					       KTREPL_F_INT, 1 },
 		[KTREPL_S_FAILSAFE_REASON] = { "failsafe_reason",
 					       KTREPL_F_STR, 1 },
+	};
+
+	return fields;
+}
+
+enum ktrepl_node_field {
+	KTREPL_N_NODE,
+	KTREPL_N_MEMORY_NODE,
+	KTREPL_N_HAS_MEMORY,
+	KTREPL_N_ROLE,
+	KTREPL_N_CPUS,
+	KTREPL_N_ROOT_PA,
+	KTREPL_N_OVERHEAD_BYTES,
+	KTREPL_N_MEM_START,
+	KTREPL_N_MEM_END,
+	KTREPL_N_NR
+};
+
+/* a node record, one per online node, in the order of the line */
+static inline const struct ktrepl_field *ktrepl_node_fields(void)
+{
+	static const struct ktrepl_field fields[KTREPL_N_NR] = {
+		[KTREPL_N_NODE] = { "node", KTREPL_F_INT, 1 },
+		[KTREPL_N_MEMORY_NODE] = { "memory_node", KTREPL_F_INT, 1 },
+		[KTREPL_N_HAS_MEMORY] = { "has_memory", KTREPL_F_INT, 1 },
+		[KTREPL_N_ROLE] = { "role", KTREPL_F_STR, 1 },
+		[KTREPL_N_CPUS] = { "cpus", KTREPL_F_CPULIST, 1 },
+		[KTREPL_N_ROOT_PA] = { "root_pa", KTREPL_F_HEX, 1 },
+		[KTREPL_N_OVERHEAD_BYTES] = { "overhead_bytes", KTREPL_F_UINT, 1 },
+		[KTREPL_N_MEM_START] = { "mem_start", KTREPL_F_HEX, 1 },
+		[KTREPL_N_MEM_END] = { "mem_end", KTREPL_F_HEX, 1 },
+	};
+
+	return fields;
+}
+
+enum ktrepl_region_field {
+	KTREPL_R_REGION,
+	KTREPL_R_START,
+	KTREPL_R_END,
+	KTREPL_R_SIZE,
+	KTREPL_R_NR
+};
+
+/* a region record ("text", "rodata"), in the order of the line */
+static inline const struct ktrepl_field *ktrepl_region_fields(void)
+{
+	static const struct ktrepl_field fields[KTREPL_R_NR] = {
+		[KTREPL_R_REGION] = { "region", KTREPL_F_STR, 1 },
+		[KTREPL_R_START] = { "start", KTREPL_F_HEX, 1 },
+		[KTREPL_R_END] = { "end", KTREPL_F_HEX, 1 },
+		[KTREPL_R_SIZE] = { "size", KTREPL_F_UINT, 1 },
+	};
+
+	return fields;
+}
+
+/*
+ * A module record's fields. The last two are optional per record: the
+ * rodata's own range is there only where the kernel allocates a
+ * module's rodata apart from its text (6.4+). They are last so that
+ * every record is a prefix of this table: its first KTREPL_M_NR_ALWAYS
+ * fields, or all of them.
+ */
+enum ktrepl_module_field {
+	KTREPL_M_MODULE,
+	KTREPL_M_START,
+	KTREPL_M_TEXT_END,
+	KTREPL_M_END,
+	KTREPL_M_SIZE,
+	KTREPL_M_ORIG_NODE,
+	KTREPL_M_MASTER_COPIES,
+	KTREPL_M_SINCE_NS,
+	KTREPL_M_RODATA_START,	/* optional from here */
+	KTREPL_M_RODATA_END,
+	KTREPL_M_NR,
+	KTREPL_M_NR_ALWAYS = KTREPL_M_RODATA_START
+};
+
+/* a module record, one per replicated module, in the order of the line */
+static inline const struct ktrepl_field *ktrepl_module_fields(void)
+{
+	static const struct ktrepl_field fields[KTREPL_M_NR] = {
+		[KTREPL_M_MODULE] = { "module", KTREPL_F_STR, 1 },
+		[KTREPL_M_START] = { "start", KTREPL_F_HEX, 1 },
+		[KTREPL_M_TEXT_END] = { "text_end", KTREPL_F_HEX, 1 },
+		[KTREPL_M_END] = { "end", KTREPL_F_HEX, 1 },
+		[KTREPL_M_SIZE] = { "size", KTREPL_F_UINT, 1 },
+		[KTREPL_M_ORIG_NODE] = { "orig_node", KTREPL_F_INT, 1 },
+		[KTREPL_M_MASTER_COPIES] = { "master_copies", KTREPL_F_UINT, 1 },
+		[KTREPL_M_SINCE_NS] = { "since_ns", KTREPL_F_UINT, 1 },
+		[KTREPL_M_RODATA_START] = { "rodata_start", KTREPL_F_HEX, 1 },
+		[KTREPL_M_RODATA_END] = { "rodata_end", KTREPL_F_HEX, 1 },
 	};
 
 	return fields;

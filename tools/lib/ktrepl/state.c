@@ -172,29 +172,45 @@ int kt_activation_parse(const char *name, enum kt_activation *act)
 	return 0;
 }
 
-/* One key of a record, and where in a struct its value goes. */
+/*
+ * One key of a record, and where in a struct its value goes. The key is
+ * a field of one of ktrepl_summary.h's tables, by its index there.
+ */
 enum kv_type { KV_INT, KV_UINT, KV_U64, KV_BOOL, KV_STR };
 
+typedef const struct ktrepl_field *(*kv_table)(void);
+
 struct kv_field {
-	const char *key;	/* NULL: summary's field, by its table */
-	int summary;		/* enum ktrepl_summary_field, if !key */
+	kv_table table;		/* ktrepl_summary_fields, ktrepl_node_fields... */
+	int id;			/* the field's index in it */
 	enum kv_type type;
 	size_t off;
 	size_t size;
 	bool required;
 };
 
-#define KV_FIELD(key, type, st, field, required)                        \
-	{ key, -1, type, offsetof(st, field), sizeof(((st *)0)->field),  \
+#define KV_SHARED(table, id, type, st, field, required)                 \
+	{ table, id, type, offsetof(st, field), sizeof(((st *)0)->field), \
 	  required }
-/* a field of summary's first line: its name is ktrepl_summary.h's */
+/* summary's first line, a node, region or module record (ktrepl_summary.h) */
 #define KV_SUMMARY(id, type, field, required)                           \
-	{ NULL, id, type, offsetof(struct kt_state, field),              \
-	  sizeof(((struct kt_state *)0)->field), required }
+	KV_SHARED(ktrepl_summary_fields, id, type, struct kt_state, field, \
+		  required)
+#define KV_NODE(id, type, field, required)                              \
+	KV_SHARED(ktrepl_node_fields, id, type, struct kt_node_state, field, \
+		  required)
+#define KV_REGION(id, type, field, required)                            \
+	KV_SHARED(ktrepl_region_fields, id, type, struct kt_region_state, \
+		  field, required)
+#define KV_MODULE(id, type, field, required)                            \
+	KV_SHARED(ktrepl_module_fields, id, type, struct kt_region_state, \
+		  field, required)
+
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *kv_key(const struct kv_field *f)
 {
-	return f->key ? f->key : ktrepl_summary_fields()[f->summary].name;
+	return f->table()[f->id].name;
 }
 
 static const struct kv_field summary_fields[] = {
@@ -220,56 +236,109 @@ static const struct kv_field summary_fields[] = {
 	KV_SUMMARY(KTREPL_S_FAILSAFE_REASON, KV_STR, failsafe_reason, false),
 };
 
+/* role is parsed apart, into an enum (summary_node) */
 static const struct kv_field node_fields[] = {
-	KV_FIELD("node", KV_INT, struct kt_node_state, nid, true),
-	KV_FIELD("memory_node", KV_INT, struct kt_node_state, memory_node, true),
-	KV_FIELD("has_memory", KV_BOOL, struct kt_node_state, has_memory, false),
-	KV_FIELD("cpus", KV_STR, struct kt_node_state, cpus, false),
-	KV_FIELD("root_pa", KV_U64, struct kt_node_state, root_pa, false),
-	KV_FIELD("overhead_bytes", KV_U64, struct kt_node_state, overhead, false),
-	KV_FIELD("mem_start", KV_U64, struct kt_node_state, mem_start, false),
-	KV_FIELD("mem_end", KV_U64, struct kt_node_state, mem_end, false),
+	KV_NODE(KTREPL_N_NODE, KV_INT, nid, true),
+	KV_NODE(KTREPL_N_MEMORY_NODE, KV_INT, memory_node, true),
+	KV_NODE(KTREPL_N_HAS_MEMORY, KV_BOOL, has_memory, false),
+	KV_NODE(KTREPL_N_CPUS, KV_STR, cpus, false),
+	KV_NODE(KTREPL_N_ROOT_PA, KV_U64, root_pa, false),
+	KV_NODE(KTREPL_N_OVERHEAD_BYTES, KV_U64, overhead, false),
+	KV_NODE(KTREPL_N_MEM_START, KV_U64, mem_start, false),
+	KV_NODE(KTREPL_N_MEM_END, KV_U64, mem_end, false),
 };
 
 static const struct kv_field region_fields[] = {
-	KV_FIELD("region", KV_STR, struct kt_region_state, name, true),
-	KV_FIELD("start", KV_U64, struct kt_region_state, start, true),
-	KV_FIELD("end", KV_U64, struct kt_region_state, end, true),
+	KV_REGION(KTREPL_R_REGION, KV_STR, name, true),
+	KV_REGION(KTREPL_R_START, KV_U64, start, true),
+	KV_REGION(KTREPL_R_END, KV_U64, end, true),
 };
 
+/* the name and the rodata's range are read apart (summary_module) */
+static const struct kv_field module_fields[] = {
+	KV_MODULE(KTREPL_M_START, KV_U64, start, true),
+	KV_MODULE(KTREPL_M_END, KV_U64, end, true),
+	KV_MODULE(KTREPL_M_TEXT_END, KV_U64, text_end, true),
+	KV_MODULE(KTREPL_M_ORIG_NODE, KV_INT, orig_node, false),
+	KV_MODULE(KTREPL_M_MASTER_COPIES, KV_UINT, master_copies, false),
+};
+
+/* a field's name in a record's shared table */
+#define SUMMARY_KEY(id) (ktrepl_summary_fields()[id].name)
+#define NODE_KEY(id) (ktrepl_node_fields()[id].name)
+#define REGION_KEY(id) (ktrepl_region_fields()[id].name)
+#define MODULE_KEY(id) (ktrepl_module_fields()[id].name)
+
 /*
- * The summary fields this reader stores, against ktrepl_summary.h: each
- * a field of the line, of a type that holds its values. 0, or -1 with
- * the first mismatch named in why (a unit test runs it).
+ * A reader's table against its record's in ktrepl_summary.h: each entry
+ * a field of that record, of a type that holds its values, and required
+ * only if every record has it (from nr_always on, a record may stop).
+ * 0, or -1 with the first mismatch named in why.
  */
-int kt_state_check_summary_table(char *why, size_t len)
+static int check_table(const struct kv_field *fields, size_t n,
+		       kv_table table, int nr, int nr_always, char *why,
+		       size_t len)
 {
-	const struct ktrepl_field *shared = ktrepl_summary_fields();
+	const struct ktrepl_field *shared = table();
 	size_t i;
 
-	for (i = 0; i < sizeof(summary_fields) / sizeof(summary_fields[0]);
-	     i++) {
-		const struct kv_field *f = &summary_fields[i];
+	for (i = 0; i < n; i++) {
+		const struct kv_field *f = &fields[i];
 		enum ktrepl_field_type t;
 		bool fits;
 
-		if (f->key || f->summary < 0 || f->summary >= KTREPL_S_NR) {
-			snprintf(why, len, "entry %zu is not a summary field", i);
+		if (f->table != table || f->id < 0 || f->id >= nr) {
+			snprintf(why, len, "entry %zu is not a field of this record",
+				 i);
 			return -1;
 		}
-		t = shared[f->summary].type;
-		fits = t == KTREPL_F_STR ? f->type == KV_STR :
+		t = shared[f->id].type;
+		fits = t == KTREPL_F_STR || t == KTREPL_F_CPULIST ?
+			       f->type == KV_STR :
 		       t == KTREPL_F_INT ? f->type == KV_INT ||
 					   f->type == KV_BOOL :
 					   f->type == KV_U64 ||
 					   f->type == KV_UINT;
 		if (!fits) {
 			snprintf(why, len, "%s: stored as kv type %d, declared %d",
-				 shared[f->summary].name, f->type, t);
+				 shared[f->id].name, f->type, t);
+			return -1;
+		}
+		if (f->required && f->id >= nr_always) {
+			snprintf(why, len, "%s: required, but optional per record",
+				 shared[f->id].name);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int kt_state_check_summary_table(char *why, size_t len)
+{
+	return check_table(summary_fields, NELEMS(summary_fields),
+			   ktrepl_summary_fields, KTREPL_S_NR, KTREPL_S_NR,
+			   why, len);
+}
+
+int kt_state_check_node_table(char *why, size_t len)
+{
+	return check_table(node_fields, NELEMS(node_fields),
+			   ktrepl_node_fields, KTREPL_N_NR, KTREPL_N_NR, why,
+			   len);
+}
+
+int kt_state_check_region_table(char *why, size_t len)
+{
+	return check_table(region_fields, NELEMS(region_fields),
+			   ktrepl_region_fields, KTREPL_R_NR, KTREPL_R_NR, why,
+			   len);
+}
+
+int kt_state_check_module_table(char *why, size_t len)
+{
+	return check_table(module_fields, NELEMS(module_fields),
+			   ktrepl_module_fields, KTREPL_M_NR,
+			   KTREPL_M_NR_ALWAYS, why, len);
 }
 
 static int kv_read_one(const char *line, const struct kv_field *f, void *base)
@@ -328,7 +397,7 @@ static int kv_read(const char *line, const struct kv_field *fields, size_t n,
 }
 
 #define KV_READ(line, fields, base, record, fc) \
-	kv_read(line, fields, sizeof(fields) / sizeof(fields[0]), base, record, fc)
+	kv_read(line, fields, NELEMS(fields), base, record, fc)
 
 static int summary_header(struct kt_state *st, const char *line,
 			  struct file_ctx *fc)
@@ -338,8 +407,8 @@ static int summary_header(struct kt_state *st, const char *line,
 
 	if (ret)
 		return ret;
-	if (kt_kv_str(line, ktrepl_summary_fields()[KTREPL_S_ACTIVATION].name,
-		      word, sizeof(word)) ||
+	if (kt_kv_str(line, SUMMARY_KEY(KTREPL_S_ACTIVATION), word,
+		      sizeof(word)) ||
 	    kt_activation_parse(word, &st->activation))
 		return bad_record(fc, "summary header: unknown activation");
 	return 0;
@@ -357,7 +426,8 @@ static int summary_node(struct kt_state *st, const char *line,
 		return kt_err_set(fc->err, E2BIG,
 				  "%s:%d: more than %d nodes, this tool's limit (KT_MAX_NODES)",
 				  fc->path, fc->lineno, KT_MAX_NODES);
-	if (kt_kv_find(line, "cpus", &len) && len >= KT_CPULIST_MAX)
+	if (kt_kv_find(line, NODE_KEY(KTREPL_N_CPUS), &len) &&
+	    len >= KT_CPULIST_MAX)
 		return kt_err_set(fc->err, E2BIG,
 				  "%s:%d: node record: a CPU list of %zu bytes, past this tool's limit of %d (KT_CPULIST_MAX)",
 				  fc->path, fc->lineno, len, KT_CPULIST_MAX - 1);
@@ -365,7 +435,8 @@ static int summary_node(struct kt_state *st, const char *line,
 	if (!n)
 		return -fc->err->code;
 	ret = KV_READ(line, node_fields, n, "node record", fc);
-	if (!ret && (kt_kv_str(line, "role", word, sizeof(word)) ||
+	if (!ret && (kt_kv_str(line, NODE_KEY(KTREPL_N_ROLE), word,
+			       sizeof(word)) ||
 		     kt_role_parse(word, &n->role)))
 		ret = bad_record(fc, "node record: unknown role");
 	if (ret)
@@ -392,16 +463,6 @@ static int summary_region(struct kt_state *st, const char *line,
 	return 0;
 }
 
-static const struct kv_field module_fields[] = {
-	KV_FIELD("start", KV_U64, struct kt_region_state, start, true),
-	KV_FIELD("end", KV_U64, struct kt_region_state, end, true),
-	KV_FIELD("text_end", KV_U64, struct kt_region_state, text_end, true),
-	KV_FIELD("orig_node", KV_INT, struct kt_region_state, orig_node,
-		 false),
-	KV_FIELD("master_copies", KV_UINT, struct kt_region_state,
-		 master_copies, false),
-};
-
 /* a replicated module: region "module:NAME" */
 static int summary_module(struct kt_state *st, const char *line,
 			  struct file_ctx *fc)
@@ -411,7 +472,8 @@ static int summary_module(struct kt_state *st, const char *line,
 	char name[56];
 	int ret;
 
-	if (kt_kv_str(line, "module", name, sizeof(name)) || !*name)
+	if (kt_kv_str(line, MODULE_KEY(KTREPL_M_MODULE), name, sizeof(name)) ||
+	    !*name)
 		return bad_record(fc, "module record lacks a name");
 	r = kt_state_add_region(st, fc->err);
 	if (!r)
@@ -428,8 +490,8 @@ static int summary_module(struct kt_state *st, const char *line,
 	r->module = true;
 	st->nr_modules++;
 	/* 6.4+: the rodata apart */
-	if (!kt_kv_u64(line, "rodata_start", &start) &&
-	    !kt_kv_u64(line, "rodata_end", &end) && end) {
+	if (!kt_kv_u64(line, MODULE_KEY(KTREPL_M_RODATA_START), &start) &&
+	    !kt_kv_u64(line, MODULE_KEY(KTREPL_M_RODATA_END), &end) && end) {
 		ret = kt_state_add_module_rodata(st, st->nr_regions - 1, start,
 						 end);
 		if (ret == -ENOMEM)
@@ -440,19 +502,27 @@ static int summary_module(struct kt_state *st, const char *line,
 	return 0;
 }
 
+/* does line's first key=value have this key? */
+static bool first_key_is(const char *line, const char *key)
+{
+	size_t klen = strlen(key);
+
+	return !strncmp(line, key, klen) && line[klen] == '=';
+}
+
 /* summary's records, told apart by their first key */
 static int summary_line(struct kt_state *st, const char *line,
 			struct file_ctx *fc)
 {
 	size_t len;
 
-	if (kt_kv_find(line, "abi", &len))
+	if (kt_kv_find(line, SUMMARY_KEY(KTREPL_S_ABI), &len))
 		return summary_header(st, line, fc);
-	if (kt_kv_find(line, "node", &len))
+	if (kt_kv_find(line, NODE_KEY(KTREPL_N_NODE), &len))
 		return summary_node(st, line, fc);
-	if (kt_kv_find(line, "region", &len))
+	if (kt_kv_find(line, REGION_KEY(KTREPL_R_REGION), &len))
 		return summary_region(st, line, fc);
-	if (!strncmp(line, "module=", 7))
+	if (first_key_is(line, MODULE_KEY(KTREPL_M_MODULE)))
 		return summary_module(st, line, fc);
 	return 0;	/* a record type from a newer minor revision */
 }

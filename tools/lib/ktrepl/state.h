@@ -273,8 +273,14 @@ const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
 int kt_state_region(const struct kt_state *st, const char *name);
 /* the region holding va (the first, if several), or -1 */
 int kt_state_region_at(const struct kt_state *st, uint64_t va);
-/* the reader's summary table against ktrepl_summary.h (unit tests) */
+/*
+ * The reader's tables for summary's records against ktrepl_summary.h
+ * (unit tests): 0, or -1 with the first mismatch in why.
+ */
 int kt_state_check_summary_table(char *why, size_t len);
+int kt_state_check_node_table(char *why, size_t len);
+int kt_state_check_region_table(char *why, size_t len);
+int kt_state_check_module_table(char *why, size_t len);
 /*
  * After module region text_region, its rodata [start, end) as a region of
  * its own (6.4+). Returns the new region's index, or -ENOMEM, -EINVAL.
