@@ -211,21 +211,39 @@ if "mm" in only:
 if "ftrace" in only:
     ftrace_bench()
     sys.exit(0)
-for topo in ("2x2", "4x1"):
-    lines = boot("load.sh", topo)
-    loads = [kv(x) for x in records(lines, "load")]
-    nodes = [kv(x) for x in records(lines, "nodes")]
-    load = statistics.median(int(x["load_ns"]) for x in loads)
-    rep = statistics.median(int(x["replicate_ns"]) for x in loads)
-    hook = statistics.median(int(x["hook_ns"]) for x in loads)
-    cp = statistics.median(int(x["memcpy_ns"]) for x in loads)
-    over = sorted({int(n["overhead_bytes"]) for n in nodes
-                   if n.get("role") == "replica"})
-    print(f"load [{topo}]: replication (copies, tables, protection) "
-          f"{rep / 1e6:.1f} ms vs plain memcpy {cp / 1e6:.1f} ms: "
-          f"{rep / cp:.2f}x (goal <= 2x); whole load {load / 1e6:.1f} ms, of "
-          f"which hooking the patcher {hook / 1e6:.1f} ms; per-node overhead "
-          f"{[round(o / 2**20, 1) for o in over]} MiB")
+
+
+def load_bench():
+    for topo in ("2x2", "4x1"):
+        lines = boot("load.sh", topo)
+        loads = [kv(x) for x in records(lines, "load")]
+        nodes = [kv(x) for x in records(lines, "nodes")]
+        load = statistics.median(int(x["load_ns"]) for x in loads)
+        rep = statistics.median(int(x["replicate_ns"]) for x in loads)
+        hook = statistics.median(int(x["hook_ns"]) for x in loads)
+        cp = statistics.median(int(x["memcpy_ns"]) for x in loads)
+        over = sorted({int(n["overhead_bytes"]) for n in nodes
+                       if n.get("role") == "replica"})
+        print(f"load [{topo}]: replication (copies, tables, protection) "
+              f"{rep / 1e6:.1f} ms vs plain memcpy {cp / 1e6:.1f} ms: "
+              f"{rep / cp:.2f}x (goal <= 2x); whole load {load / 1e6:.1f} ms, of "
+              f"which hooking the patcher {hook / 1e6:.1f} ms; per-node overhead "
+              f"{[round(o / 2**20, 1) for o in over]} MiB")
+        # each step's median over the loads, against the same memcpy
+        steps = [kv(x) for x in records(lines, "steps")]
+        if steps:
+            names = [k for k in steps[0] if k != "memcpy"]
+            med = {k: statistics.median(int(x.get(k, 0)) for x in steps)
+                   for k in names}
+            print(f"load [{topo}] by step, median of {len(steps)} (x memcpy): " +
+                  ", ".join(f"{k} {med[k] / 1e3:.1f} ms "
+                            f"({med[k] * 1e3 / cp:.2f}x)" for k in names))
+
+
+if "load" in only:
+    load_bench()
+    sys.exit(0)
+load_bench()
 
 tmp = tempfile.mkdtemp(prefix="ktrepl-bench-", dir=ktvm.BUILD)
 core = os.path.join(tmp, "vmcore")

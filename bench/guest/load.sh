@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# Five loads with bench=1: load time against a plain memcpy.
+# Five loads with bench=1: load time against a plain memcpy, step by step.
 . /lib.sh
 i=0
 while [ $i -lt 5 ]; do
 	insmod /lib/modules/ktrepl-test.ko bench=1
 	emit load head -n1 $D/summary
 	emit nodes grep '^node=' $D/summary
+	emit steps sh -c "dmesg | grep 'load steps' | tail -n1 | sed 's/.*load steps (us)://'"
 	rmmod ktrepl
 	i=$((i + 1))
 done

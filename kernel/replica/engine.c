@@ -324,6 +324,53 @@ void ktr_activation_give_up(const char *why)
 	ktr_provider.activation_reason = why;
 }
 
+/*
+ * Where a load's time goes, step by step: the load is judged against a
+ * plain memcpy() of the same bytes (bench=1), and a user whose load is
+ * slow needs the step to blame. Written by replicate() alone, at init.
+ */
+enum load_step {
+	LOAD_ALLOC,	/* the replicas' pages */
+	LOAD_HOOK,	/* the patch hooks and the module notifier */
+	LOAD_COPY,	/* the copies, their sums, the catch-up passes */
+	LOAD_PROTECT,	/* the copies' direct-map alias made read-only */
+	LOAD_TABLES,	/* each node's tables */
+	LOAD_ACTIVATE,	/* CPUs or processes onto them */
+	LOAD_MODULES,	/* the modules loaded before us */
+	LOAD_NR
+};
+
+static const char *const load_step_names[LOAD_NR] = {
+	[LOAD_ALLOC] = "alloc", [LOAD_HOOK] = "hook", [LOAD_COPY] = "copy",
+	[LOAD_PROTECT] = "protect", [LOAD_TABLES] = "tables",
+	[LOAD_ACTIVATE] = "activate", [LOAD_MODULES] = "modules",
+};
+
+static u64 load_step_ns[LOAD_NR];
+
+/* the step just ended took from *t until now; *t moves on */
+static void load_step_done(enum load_step step, u64 *t)
+{
+	u64 now = ktime_get_ns();
+
+	load_step_ns[step] += now - *t;
+	*t = now;
+}
+
+static void load_steps_report(u64 baseline_ns)
+{
+	char buf[192];
+	int i, n = 0;
+
+	for (i = 0; i < LOAD_NR; i++)
+		n += scnprintf(buf + n, sizeof(buf) - n, " %s=%llu",
+			       load_step_names[i], load_step_ns[i] / 1000);
+	if (baseline_ns)
+		n += scnprintf(buf + n, sizeof(buf) - n, " memcpy=%llu",
+			       ktr_provider.memcpy_ns / 1000);
+	pr_info("load steps (us):%s\n", buf);
+}
+
 /* Replicas, hooks, copies and tables, with the time each step took. */
 static int replicate(void)
 {
@@ -335,22 +382,26 @@ static int replicate(void)
 	if (ret)
 		return ret;
 	start = ktime_get_ns();
+	t = start;
 	ret = ktr_alloc_replicas();
 	if (ret)
 		return ret;
+	load_step_done(LOAD_ALLOC, &t);
 
-	t = ktime_get_ns();
 	ret = ktr_patch_start();
 	if (ret)
 		return ret;
 	ktr_modules_hook();
 	hook_ns = ktime_get_ns() - t;
+	load_step_done(LOAD_HOOK, &t);
 
 	if (ktr_test_bench())
 		baseline_ns = time_baseline();
+	t = ktime_get_ns();
 	ret = ktr_workload_init();
 	if (!ret)
 		ret = ktr_copy_replicas();
+	load_step_done(LOAD_COPY, &t);
 	if (!ret) {
 		ret = ktr_protect_replicas(true);
 		/* then no CPU may run the replicas: see prepare_percpu() */
@@ -358,21 +409,26 @@ static int replicate(void)
 		if (alias_writable)
 			ret = 0;
 	}
+	load_step_done(LOAD_PROTECT, &t);
 	if (!ret)
 		prepare_percpu(alias_writable);
 	if (!ret)
 		ret = build_tables();
+	load_step_done(LOAD_TABLES, &t);
 	if (ret)
 		return ret;
 	start_percpu();
 	start_mm();
+	load_step_done(LOAD_ACTIVATE, &t);
 	ret = ktr_modules_start();
+	load_step_done(LOAD_MODULES, &t);
 	if (ret)
 		return ret;
 	ktr_provider.hook_ns = hook_ns;
 	/* building the replicas and tables, without hooking the patcher */
 	ktr_provider.replicate_ns = ktime_get_ns() - start - hook_ns -
 				    baseline_ns;
+	load_steps_report(baseline_ns);
 	return 0;
 }
 
