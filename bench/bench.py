@@ -79,13 +79,12 @@ only = sys.argv[1:]
 
 def top_bench():
     lines = boot("top.sh", "2x2")
-    hz = os.sysconf("SC_CLK_TCK")  # the guest's USER_HZ is 100 too
 
     def rate(w):
         return int(w["iterations"]) / (int(w["centisec"]) / 100)
 
     def cpu(w):
-        return 100.0 * int(w["cpu_ticks"]) / hz / (int(w["centisec"]) / 100)
+        return 100.0 * int(w["cpu_ns"]) / 1e9 / (int(w["centisec"]) / 100)
 
     base = [kv(x) for x in records(lines, "base")]
     smp = [kv(x) for x in records(lines, "sampled")]
@@ -105,6 +104,10 @@ def top_bench():
           f"{100 * (1 - s_ / b):+.1f}% slowdown (goal <= 1%; under busybox "
           f"top, which does not sample, {100 * (1 - p_ / b):+.1f}%); "
           f"natively the model costs {model} per sample")
+    # the spread, round by round: a median alone hides an outlier
+    print("  rounds: ktrepl-top " +
+          ", ".join(f"{cpu(w):.2f}%" for w in smp) + "; busybox top " +
+          ", ".join(f"{cpu(w):.2f}%" for w in peer))
 
 
 def native_model_cost():

@@ -29,9 +29,9 @@
 #include "ktrepl_ksym.h"
 #include "ktrepl_node.h"
 #include "ktrepl_summary.h"
+#include "files.h"
 #include "publish.h"
 
-#define KTREPL_MAX_TASKS 64
 #define KTREPL_MAX_LOG 256
 
 static struct ktrepl_provider *prov;
@@ -72,28 +72,11 @@ unsigned long ktrepl_direct_map(const struct ktrepl_provider *p)
 /* the kernel's own rule for /proc/kallsyms, resolved at publish */
 static bool (*show_value)(const struct cred *cred);
 
-static int addresses_allowed(struct file *file)
+int ktrepl_addresses_allowed(struct file *file)
 {
 	if (show_value)
 		return show_value(file->f_cred) ? 0 : -EPERM;
 	return file_ns_capable(file, &init_user_ns, CAP_SYSLOG) ? 0 : -EPERM;
-}
-
-/* DEFINE_SHOW_ATTRIBUTE, for a file that prints kernel addresses */
-#define KTREPL_ADDR_ATTRIBUTE(__name)					\
-static int __name##_open(struct inode *inode, struct file *file)	\
-{									\
-	int ret = addresses_allowed(file);				\
-									\
-	return ret ?: single_open(file, __name##_show, inode->i_private); \
-}									\
-									\
-static const struct file_operations __name##_fops = {			\
-	.owner = THIS_MODULE,						\
-	.open = __name##_open,						\
-	.read = seq_read,						\
-	.llseek = seq_lseek,						\
-	.release = single_release,					\
 }
 
 static int abi_show(struct seq_file *m, void *v)
@@ -415,7 +398,7 @@ static int pgtable_show(struct seq_file *m, void *v)
 
 static int pgtable_open(struct inode *inode, struct file *file)
 {
-	int ret = addresses_allowed(file);
+	int ret = ktrepl_addresses_allowed(file);
 
 	return ret ?: single_open(file, pgtable_show, inode->i_private);
 }
@@ -466,244 +449,6 @@ static int patch_window_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(patch_window);
 
-static int tasks_show(struct seq_file *m, void *v)
-{
-	struct ktrepl_task_record *recs;
-	int i, n;
-
-	ktrepl_desc_refresh(true);
-	recs = kcalloc(KTREPL_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
-	if (!recs)
-		return -ENOMEM;
-	n = prov->tasks(recs, KTREPL_MAX_TASKS);
-	for (i = 0; i < n; i++)
-		seq_printf(m,
-			   "pid=%d comm=%s node=%d cpu=%d root_pa=0x%llx expected_root_pa=0x%llx tables=%s since_ns=%llu iterations=%llu probe=%lu\n",
-			   recs[i].pid, recs[i].comm, recs[i].node, recs[i].cpu,
-			   (u64)recs[i].root_pa, (u64)recs[i].runs_on_pa,
-			   recs[i].on_master ? "master" : "node", recs[i].since_ns,
-			   recs[i].iterations, recs[i].probe);
-	kfree(recs);
-	return 0;
-}
-KTREPL_ADDR_ATTRIBUTE(tasks);
-
-static int workload_show(struct seq_file *m, void *v)
-{
-	enum ktrepl_workload_mode mode = prov->workload_mode();
-
-	seq_printf(m, "running=%d tables=%s master_probe=%lu\n",
-		   mode != KTREPL_WORKLOAD_STOP,
-		   mode == KTREPL_WORKLOAD_MASTER ? "master" : "node",
-		   prov->master_probe());
-	return 0;
-}
-
-static int workload_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, workload_show, NULL);
-}
-
-/*
- * Every control write: CAP_SYS_ADMIN of the writer (the file mode alone
- * lets any uid-0 process through), one line, no more than the buffer.
- */
-static ssize_t read_command(const char __user *ubuf, size_t len, char *buf,
-			    size_t size)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (!len || len >= size)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	strim(buf);
-	return len;
-}
-
-static ssize_t workload_write(struct file *file, const char __user *ubuf,
-			      size_t len, loff_t *ppos)
-{
-	char buf[16];
-	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
-
-	if (ret < 0)
-		return ret;
-	if (!strcmp(buf, "start") || !strcmp(buf, "1"))
-		ret = prov->workload_ctl(KTREPL_WORKLOAD_NODE);
-	else if (!strcmp(buf, "start master"))
-		ret = prov->workload_ctl(KTREPL_WORKLOAD_MASTER);
-	else if (!strcmp(buf, "stop") || !strcmp(buf, "0"))
-		ret = prov->workload_ctl(KTREPL_WORKLOAD_STOP);
-	else
-		ret = -EINVAL;
-	return ret ? ret : len;
-}
-
-/*
- * Each control file has a 0400 reader beside it: under kernel lockdown
- * debugfs refuses any file whose mode has a write bit, even to read it.
- */
-static const struct file_operations workload_fops = {
-	.owner = THIS_MODULE,
-	.open = workload_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
-static const struct file_operations workload_ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = workload_write,
-};
-
-#define KTREPL_MAX_BOUND 512
-
-/*
- * One record per bound process (bind), or per binding that ended in the
- * last 10 s (bind_history); a comm's blanks become '_'.
- */
-static int show_bindings(struct seq_file *m, bool ended)
-{
-	struct ktrepl_bound_record *recs, *r;
-	int i, n;
-
-	recs = kcalloc(KTREPL_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
-	if (!recs)
-		return -ENOMEM;
-	n = ended ? prov->bound_past(recs, KTREPL_MAX_BOUND) :
-		    prov->bound(recs, KTREPL_MAX_BOUND);
-	for (i = 0; i < n; i++) {
-		r = &recs[i];
-		strreplace(r->comm, ' ', '_');
-		seq_printf(m, "pid=%d comm=%s node=%d ", r->pid,
-			   r->comm[0] ? r->comm : "-", r->node);
-		if (ended)
-			seq_printf(m, "root_pa=0x%llx since_ns=%llu until_ns=%llu\n",
-				   (u64)r->root_pa, r->since_ns, r->until_ns);
-		else
-			seq_printf(m, "how=%s mm_pgd_pa=0x%llx root_pa=0x%llx since_ns=%llu\n",
-				   r->manual ? "manual" : "auto",
-				   (u64)r->mm_pgd_pa, (u64)r->root_pa,
-				   r->since_ns);
-	}
-	kfree(recs);
-	return 0;
-}
-
-static int bind_show(struct seq_file *m, void *v)
-{
-	return show_bindings(m, false);
-}
-
-static int bind_history_show(struct seq_file *m, void *v)
-{
-	return show_bindings(m, true);
-}
-KTREPL_ADDR_ATTRIBUTE(bind_history);
-
-static int bind_open(struct inode *inode, struct file *file)
-{
-	int ret = addresses_allowed(file);
-
-	return ret ?: single_open(file, bind_show, NULL);
-}
-
-struct bind_cmd {
-	int pid, node, on;	/* on: -1 when not given */
-};
-
-/*
- * "pid=P node=N" (N = -1 unbinds) or "auto=0|1", each key once, nothing
- * else. -EINVAL for a malformed command, -ERANGE for a number that does
- * not fit (kstrtoint), never a silent wrap.
- */
-static int parse_bind(char *buf, struct bind_cmd *cmd)
-{
-	bool have_pid = false, have_node = false, have_auto = false;
-	char *tok, *val;
-	int ret;
-
-	cmd->on = -1;
-	while ((tok = strsep(&buf, " \t")) != NULL) {
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val)
-			return -EINVAL;
-		*val++ = '\0';
-		if (!strcmp(tok, "pid") && !have_pid) {
-			ret = kstrtoint(val, 10, &cmd->pid);
-			have_pid = true;
-		} else if (!strcmp(tok, "node") && !have_node) {
-			ret = kstrtoint(val, 10, &cmd->node);
-			have_node = true;
-		} else if (!strcmp(tok, "auto") && !have_auto) {
-			ret = kstrtoint(val, 10, &cmd->on);
-			have_auto = true;
-		} else {
-			return -EINVAL;
-		}
-		if (ret)
-			return ret;
-	}
-	if (have_auto)
-		return !have_pid && !have_node &&
-		       (cmd->on == 0 || cmd->on == 1) ? 0 : -EINVAL;
-	if (!have_pid || !have_node || cmd->pid <= 0 || cmd->node < -1)
-		return -EINVAL;
-	return 0;
-}
-
-static ssize_t bind_write(struct file *file, const char __user *ubuf,
-			  size_t len, loff_t *ppos)
-{
-	char buf[64];
-	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
-	struct bind_cmd cmd;
-
-	if (ret < 0)
-		return ret;
-	ret = parse_bind(buf, &cmd);
-	if (!ret)
-		ret = cmd.on >= 0 ? prov->bind_ctl(0, -1, cmd.on) :
-				    prov->bind_ctl(cmd.pid, cmd.node, -1);
-	return ret ? ret : len;
-}
-
-static const struct file_operations bind_fops = {
-	.owner = THIS_MODULE,
-	.open = bind_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
-static const struct file_operations bind_ctl_fops = {
-	.owner = THIS_MODULE,
-	.write = bind_write,
-};
-
-static ssize_t inject_write(struct file *file, const char __user *ubuf,
-			    size_t len, loff_t *ppos)
-{
-	char buf[160];
-	ssize_t ret = read_command(ubuf, len, buf, sizeof(buf));
-
-	if (ret < 0)
-		return ret;
-	ret = prov->inject(buf);
-	if (ret)
-		pr_info("inject '%s' failed: %zd\n", buf, ret);
-	return ret ? ret : len;
-}
-
-static const struct file_operations inject_fops = {
-	.owner = THIS_MODULE,
-	.write = inject_write,
-};
-
 int ktrepl_publish(struct ktrepl_provider *provider)
 {
 	struct dentry *pgtables;
@@ -738,24 +483,7 @@ int ktrepl_publish(struct ktrepl_provider *provider)
 		debugfs_create_file(name, 0400, pgtables, (void *)(long)nid,
 				    &pgtable_fops);
 	}
-	if (prov->workload_ctl) {
-		debugfs_create_file("tasks", 0400, ktrepl_dir, NULL, &tasks_fops);
-		debugfs_create_file("workload", 0400, ktrepl_dir, NULL,
-				    &workload_fops);
-		debugfs_create_file("workload_ctl", 0200, ktrepl_dir, NULL,
-				    &workload_ctl_fops);
-	}
-	if (prov->bind_ctl) {
-		debugfs_create_file("bind", 0400, ktrepl_dir, NULL, &bind_fops);
-		debugfs_create_file("bind_ctl", 0200, ktrepl_dir, NULL,
-				    &bind_ctl_fops);
-	}
-	if (prov->bound_past)
-		debugfs_create_file("bind_history", 0400, ktrepl_dir, NULL,
-				    &bind_history_fops);
-	if (prov->inject)
-		debugfs_create_file("inject", 0200, ktrepl_dir, NULL,
-				    &inject_fops);
+	ktrepl_publish_controls(ktrepl_dir, prov);
 	return 0;
 }
 
