@@ -3,9 +3,12 @@
 """ktrepl benchmarks: ratios against peers measured in the same run.
 
 1. ktrepl.ko load time against a plain memcpy of the same bytes, and the
-   per-node overhead (goal: within 2x of memcpy).
+   per-node overhead (goal: within 2x of memcpy), step by step
+   (`bench.py load` runs only this).
 2. ktrepl-dump verify, live, against a raw read of the same bytes from
-   /proc/kcore (goal: at least 0.8x the raw rate).
+   /proc/kcore (goal: at least 0.8x the raw rate); `bench.py scaling`:
+   verify on 2, 4 and 8 nodes of one CPU each against one node's raw
+   read (goal: linear, at most 1.1 x N x one node's).
 3. The same on a vmcore, against the raw read and against a drgn script
    doing the same compare (goal: at least 20x faster than drgn).
 5. arm64: ftrace enable plus disable with every CPU on its node's
@@ -243,8 +246,38 @@ def load_bench():
                             f"({med[k] * 1e3 / cp:.2f}x)" for k in names))
 
 
+def scaling_bench():
+    """verify against the number of nodes (one CPU each): linear if it
+    takes at most 1.1 x N x one node's raw read of the same bytes."""
+    path = os.path.join(ktvm.BUILD, f"verify-scaling-{os.getpid()}.sh")
+    with open(os.path.join(HERE, "guest", "verify.sh")) as src:
+        text = src.read().replace("${WAIT_DUMP:-1}", "0")
+    with open(path, "w") as dst:
+        dst.write(text)
+    for nodes in (2, 4, 8):
+        topo = f"{nodes}x1"
+        lines = boot(path, topo)
+        runs = [kv(x.partition(" {")[0]) for x in records(lines, "verify")]
+        if not runs:
+            print(f"verify scaling [{topo}]: the guest gave no figures")
+            continue
+        v = statistics.median(int(r["verify_ns"]) for r in runs)
+        # the raw read covers every node's extents, the master's too
+        one = statistics.median(int(r["raw_ns"]) for r in runs) / nodes
+        print(f"verify scaling [{topo}]: {v / 1e6:.0f} ms, one node's raw "
+              f"read {one / 1e6:.0f} ms: {v / one:.2f} x one node "
+              f"(goal <= {1.1 * nodes:.1f}, 1.1 x {nodes}; "
+              f"{v / one / nodes:.2f} per node); runs "
+              + ", ".join(f"{int(r['verify_ns']) / 1e6:.0f}" for r in runs)
+              + " ms")
+    os.unlink(path)
+
+
 if "load" in only:
     load_bench()
+    sys.exit(0)
+if "scaling" in only:
+    scaling_bench()
     sys.exit(0)
 load_bench()
 
