@@ -215,12 +215,15 @@ umount /mnt/f
 unload_fs
 
 # modules=0: module text stays on the module's own pages everywhere,
-# here the master's: brd too, loaded at first from any CPU
+# here the master's: brd too, loaded at first from any CPU, and
+# ktrepl.ko itself, whose handlers run under the I/O (loaded from a
+# replica node's CPU, a quarter of node 1's module fetches were local)
 rmmod brd
 taskset -c "$(cpus_of $M)" insmod $X/brd.ko rd_nr=1 rd_size=16384
 mkdosfs /dev/ram0 >/dev/null 2>&1
 load_fs "$(cpus_of $M)"
-check "insmod ktrepl.ko modules=0" insmod /lib/modules/ktrepl.ko modules=0
+check "insmod ktrepl.ko modules=0 (from the master node's CPUs)" \
+	taskset -c "$(cpus_of $M)" insmod /lib/modules/ktrepl.ko modules=0
 check "modules=0: nothing listed, no module copies" \
 	test "$(head -n1 $D/summary | kv modules)" = 0 -a \
 	"$(grep -c region=module $D/replicas)" = 0
