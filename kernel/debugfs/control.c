@@ -263,7 +263,7 @@ static const struct file_operations inject_fops = {
 	.write = inject_write,
 };
 
-int ktrepl_publish_controls(struct dentry *dir, struct ktrepl_provider *p)
+void ktrepl_publish_controls(struct dentry *dir, struct ktrepl_provider *p)
 {
 	prov = p;
 	if (prov->workload_ctl) {
@@ -283,5 +283,4 @@ int ktrepl_publish_controls(struct dentry *dir, struct ktrepl_provider *p)
 				    &bind_history_fops);
 	if (prov->inject)
 		debugfs_create_file("inject", 0200, dir, NULL, &inject_fops);
-	return 0;
 }

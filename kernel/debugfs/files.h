@@ -4,6 +4,7 @@
 
 /* What the publisher's files share: publish.c and control.c. */
 #include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 
 #include "ktrepl_provider.h"
@@ -11,7 +12,7 @@
 /* 0, or -EPERM for a reader /proc/kallsyms would show no addresses to */
 int ktrepl_addresses_allowed(struct file *file);
 /* the workload, bind and inject files, as the provider has them */
-int ktrepl_publish_controls(struct dentry *dir, struct ktrepl_provider *p);
+void ktrepl_publish_controls(struct dentry *dir, struct ktrepl_provider *p);
 
 /* DEFINE_SHOW_ATTRIBUTE, for a file that prints kernel addresses */
 #define KTREPL_ADDR_ATTRIBUTE(__name)					\

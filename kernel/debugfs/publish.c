@@ -22,7 +22,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/uaccess.h>
 
 #include "ktrepl_abi.h"
 #include "ktrepl_desc.h"

@@ -6,10 +6,10 @@
  * The fields of debugfs summary's records, declared once: its first
  * line, and its node, region and module records. The module prints each
  * record from its table (kernel/debugfs/publish.c) and the tools read it
- * by these names and types (tools/lib/ktrepl/state.c, whose tables a
- * unit test checks against these). A field is only ever added, at the
- * end of its record, with the ABI version it came in (docs/abi.md):
- * readers ignore keys they do not know.
+ * by these names and types (tools/lib/ktrepl/state_summary.c, whose
+ * tables a unit test checks against these). A field is only ever added,
+ * at the end of its record, with the ABI version it came in
+ * (docs/abi.md): readers ignore keys they do not know.
  */
 enum ktrepl_field_type {
 	KTREPL_F_INT,	/* signed decimal */

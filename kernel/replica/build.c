@@ -305,7 +305,7 @@ int ktr_alloc_replicas(void)
  * Each master page copied to every replica and then summed (the sums tell
  * the audit which master pages changed) while it is still in the cache:
  * one read of the master from memory, not one for the copy and another
- * for the sums.
+ * for the sums (arm64 compares once more after: ktr_copy_replicas()).
  */
 static void copy_and_sum_all(void)
 {
@@ -325,6 +325,8 @@ static void copy_and_sum_all(void)
 			if (c->sums)
 				c->sums[p] = xxh64(master + off, PAGE_SIZE, 0);
 		}
+		/* tens of MiB per node on a kernel without preemption */
+		cond_resched();
 	}
 }
 

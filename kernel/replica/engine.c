@@ -332,7 +332,8 @@ void ktr_activation_give_up(const char *why)
 enum load_step {
 	LOAD_ALLOC,	/* the replicas' pages */
 	LOAD_HOOK,	/* the patch hooks and the module notifier */
-	LOAD_COPY,	/* the copies, their sums, the catch-up passes */
+	LOAD_WORKLOAD,	/* the workers' probes (a static key flip) */
+	LOAD_COPY,	/* the copies, their sums, arm64's catch-up passes */
 	LOAD_PROTECT,	/* the copies' direct-map alias made read-only */
 	LOAD_TABLES,	/* each node's tables */
 	LOAD_ACTIVATE,	/* CPUs or processes onto them */
@@ -341,7 +342,8 @@ enum load_step {
 };
 
 static const char *const load_step_names[LOAD_NR] = {
-	[LOAD_ALLOC] = "alloc", [LOAD_HOOK] = "hook", [LOAD_COPY] = "copy",
+	[LOAD_ALLOC] = "alloc", [LOAD_HOOK] = "hook",
+	[LOAD_WORKLOAD] = "workload", [LOAD_COPY] = "copy",
 	[LOAD_PROTECT] = "protect", [LOAD_TABLES] = "tables",
 	[LOAD_ACTIVATE] = "activate", [LOAD_MODULES] = "modules",
 };
@@ -364,10 +366,11 @@ static void load_steps_report(u64 baseline_ns)
 
 	for (i = 0; i < LOAD_NR; i++)
 		n += scnprintf(buf + n, sizeof(buf) - n, " %s=%llu",
-			       load_step_names[i], load_step_ns[i] / 1000);
+			       load_step_names[i],
+			       div_u64(load_step_ns[i], NSEC_PER_USEC));
 	if (baseline_ns)
 		n += scnprintf(buf + n, sizeof(buf) - n, " memcpy=%llu",
-			       ktr_provider.memcpy_ns / 1000);
+			       div_u64(ktr_provider.memcpy_ns, NSEC_PER_USEC));
 	pr_info("load steps (us):%s\n", buf);
 }
 
@@ -392,13 +395,14 @@ static int replicate(void)
 	if (ret)
 		return ret;
 	ktr_modules_hook();
-	hook_ns = ktime_get_ns() - t;
 	load_step_done(LOAD_HOOK, &t);
+	hook_ns = load_step_ns[LOAD_HOOK];
 
 	if (ktr_test_bench())
 		baseline_ns = time_baseline();
 	t = ktime_get_ns();
 	ret = ktr_workload_init();
+	load_step_done(LOAD_WORKLOAD, &t);
 	if (!ret)
 		ret = ktr_copy_replicas();
 	load_step_done(LOAD_COPY, &t);

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ktrepl_summary.h"
 #include "lockdown.h"
 #include "state.h"
 #include "state_parse.h"
