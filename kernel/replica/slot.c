@@ -162,9 +162,15 @@ void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
 {
 	void *alias = slot_map(pfn_to_page(PHYS_PFN(pa))) + offset_in_page(pa);
 
+	/*
+	 * The raw bytes, not KASAN's view of them: src may be a module's
+	 * page at its own address, whose globals' redzones KASAN checks and
+	 * whose copy its memcpy() would then skip, leaving the replica stale
+	 * (the debug kernel's module-move path did exactly that).
+	 */
 	if (len == sizeof(u64))
 		WRITE_ONCE(*(u64 *)alias, *(const u64 *)src);
 	else
-		memcpy(alias, src, len);
+		__memcpy(alias, src, len);
 	slot_unmap();
 }
