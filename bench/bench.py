@@ -202,23 +202,6 @@ def verify_storm_bench():
               f"{len(bad)}")
 
 
-if "verify-storm" in only:
-    verify_storm_bench()
-    sys.exit(0)
-if "modules" in only:
-    modules_bench()
-    sys.exit(0)
-if "top" in only:
-    top_bench()
-    sys.exit(0)
-if "mm" in only:
-    mm_bench()
-    sys.exit(0)
-if "ftrace" in only:
-    ftrace_bench()
-    sys.exit(0)
-
-
 def load_bench():
     for topo in ("2x2", "4x1"):
         lines = boot("load.sh", topo)
@@ -276,12 +259,14 @@ def scaling_bench():
     os.unlink(path)
 
 
-if "load" in only:
-    load_bench()
-    sys.exit(0)
-if "scaling" in only:
-    scaling_bench()
-    sys.exit(0)
+# one benchmark by name (the first named that is one); none: the lot
+SINGLE = {"verify-storm": verify_storm_bench, "modules": modules_bench,
+          "top": top_bench, "mm": mm_bench, "ftrace": ftrace_bench,
+          "load": load_bench, "scaling": scaling_bench}
+for name in SINGLE:
+    if name in only:
+        SINGLE[name]()
+        sys.exit(0)
 load_bench()
 
 tmp = tempfile.mkdtemp(prefix="ktrepl-bench-", dir=ktvm.BUILD)
