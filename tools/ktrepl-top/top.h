@@ -9,6 +9,7 @@
 #include "locality.h"
 #include "numa.h"
 #include "output.h"
+#include "report_top.h"
 #include "sampler.h"
 #include "state.h"
 #include "symbols.h"
@@ -80,14 +81,7 @@ void top_sorted_cpus(const struct top *top, int col, int *order, int *nr);
 void top_sorted_funcs(const struct top *top, int col, size_t *order,
 		      size_t *nr);
 const char *top_sort_name(enum top_view view, int col);
-/* bytes of replica and tables per replica node, 0 without replicas */
-uint64_t top_replica_overhead(const struct top *top);
-void top_format_bytes(uint64_t bytes, char *buf, size_t len);
 void top_sparkline(const struct kt_loc_node *n, char *buf, int width);
-/* "ok", or the frame's doubts joined by commas: "lossy,slow" */
-const char *top_frame_trust(const struct top *top, char *buf, size_t len);
-/* a CPU's achieved rate is at least KT_LOC_MIN_RATE_SHARE of the asked */
-bool top_cpu_rate_ok(const struct top *top, int cpu);
 
 /*
  * Sleep through one frame of opts.delay, draining the samplers; on_tick,

@@ -49,9 +49,9 @@ static void draw_header(const struct top *top, const struct tui *ui)
 	const struct kt_locality *loc = &top->loc;
 	char overhead[32] = "-";
 
-	if (top_replica_overhead(top))
-		top_format_bytes(top_replica_overhead(top), overhead,
-				 sizeof(overhead));
+	if (kt_top_replica_overhead(&top->st))
+		kt_top_format_bytes(kt_top_replica_overhead(&top->st),
+				    overhead, sizeof(overhead));
 	mvprintw(0, 0, "ktrepl-top  replication=%s  nodes=%d  master=%d  replica/node=%s  patches=%" PRIu64 " (missed %" PRIu64 ")",
 		 top->have_module ? kt_activation_name(top->st.activation) : "none (no ktrepl)",
 		 top->numa.nr_nodes, top->st.master_node, overhead,
@@ -142,7 +142,8 @@ static int draw_cpus(const struct top *top, struct tui *ui, int first,
 			 order[i], top->numa.cpu_node[order[i]],
 			 t.local + t.remote + t.unresolved, l, r, cl, ml,
 			 kt_loc_cpu_hz(&top->loc, order[i], top->frame_ns),
-			 top_cpu_rate_ok(top, order[i]) ? ' ' : '!');
+			 kt_top_cpu_rate_ok(&top->loc, order[i], top->opts.rate_hz,
+					    top->frame_ns) ? ' ' : '!');
 		draw_row(TABLE_TOP + 1 + y++, line, false);
 	}
 	return nr;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What batch frames and the TUI both show: sort orders and formatting. */
+/* The orders batch frames and the TUI show rows in, and the TUI's sparkline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,16 +135,6 @@ void top_sorted_funcs(const struct top *top, int col, size_t *order,
 	qsort(order, *nr, sizeof(*order), cmp_func);
 }
 
-void top_format_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	if (bytes >= 1ULL << 30)
-		snprintf(buf, len, "%.1f GiB", bytes / (double)(1ULL << 30));
-	else if (bytes >= 1ULL << 20)
-		snprintf(buf, len, "%.1f MiB", bytes / (double)(1ULL << 20));
-	else
-		snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
-}
-
 /* ASCII, so it survives every terminal and a captured pane alike */
 void top_sparkline(const struct kt_loc_node *n, char *buf, int width)
 {
@@ -158,35 +148,4 @@ void top_sparkline(const struct kt_loc_node *n, char *buf, int width)
 			 levels[(int)(pct / 100.0 * (sizeof(levels) - 2) + 0.5)];
 	}
 	buf[i] = '\0';
-}
-
-uint64_t top_replica_overhead(const struct top *top)
-{
-	uint64_t sum = 0;
-	int i, replicas = 0;
-
-	for (i = 0; i < top->st.nr_nodes; i++) {
-		if (top->st.nodes[i].role != KT_ROLE_REPLICA)
-			continue;
-		sum += top->st.nodes[i].overhead;
-		replicas++;
-	}
-	return replicas ? sum / replicas : 0;
-}
-
-const char *top_frame_trust(const struct top *top, char *buf, size_t len)
-{
-	const struct kt_loc_fidelity *f = &top->fidelity;
-
-	if (!f->lossy && !f->slow)
-		return "ok";
-	snprintf(buf, len, "%s%s%s", f->lossy ? "lossy" : "",
-		 f->lossy && f->slow ? "," : "", f->slow ? "slow" : "");
-	return buf;
-}
-
-bool top_cpu_rate_ok(const struct top *top, int cpu)
-{
-	return kt_loc_cpu_hz(&top->loc, cpu, top->frame_ns) >=
-	       KT_LOC_MIN_RATE_SHARE * top->opts.rate_hz;
 }
