@@ -34,8 +34,9 @@ static void print_frame(struct top *top)
 	if (funcs)
 		top_sorted_funcs(top, 2, funcs, &nr_funcs);
 	f.funcs = funcs;
-	f.nr_funcs = nr_funcs < (size_t)top->opts.top_funcs ?
-		     nr_funcs : (size_t)top->opts.top_funcs;
+	f.nr_funcs = nr_funcs;
+	if (f.nr_funcs > (size_t)top->opts.top_funcs)
+		f.nr_funcs = top->opts.top_funcs;	/* --functions */
 	/* a writer per frame: each is a JSON value on a line of its own */
 	if (top->opts.json)
 		top->out.jw = jsonw_new(top->out.fp, false);

@@ -32,8 +32,7 @@ void kt_top_format_bytes(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
 }
 
-const char *kt_top_trust(const struct kt_loc_fidelity *f, char *buf,
-			 size_t len)
+const char *kt_top_trust(const struct kt_loc_fidelity *f, char *buf, size_t len)
 {
 	if (!f->lossy && !f->slow)
 		return "ok";
