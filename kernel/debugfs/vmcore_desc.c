@@ -392,6 +392,11 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 			size + KTREPL_DESC_MAX_MODULES * KTREPL_DESC_MODULE_BYTES);
 	desc = page_address(desc_pages);
 
+	/*
+	 * The header's end: past every field added later, so that readers
+	 * take each of them (ktrepl_desc_has(), ktrepl_desc.h); the one
+	 * with a flag, modules_omitted, gets it with the modules below.
+	 */
 	off = sizeof(*desc);
 	desc->nodes_off = off;
 	nodes = (void *)desc + off;

@@ -147,7 +147,8 @@ struct ktrepl_desc {
 	__u32 cpu_root_off;
 	/*
 	 * Added later: valid when nodes_off, the end of the header, lies
-	 * past them. slots of bound[], and their offset (0: none).
+	 * past them (each late field's rule: ktrepl_desc_late_fields()).
+	 * slots of bound[], and their offset (0: none).
 	 */
 	__u32 nr_bound;
 	__u32 bound_off;
@@ -196,6 +197,217 @@ struct ktrepl_desc {
 	__u32 reserved2;
 };
 
+/* where a header field lies; in the kernel and the tools alike */
+#define KTREPL_DESC_OFF(field) __builtin_offsetof(struct ktrepl_desc, field)
+#define KTREPL_DESC_SIZE(field) (sizeof(((struct ktrepl_desc *)0)->field))
+#define KTREPL_DESC_END(field) (KTREPL_DESC_OFF(field) + KTREPL_DESC_SIZE(field))
+
+/*
+ * Layout version 1, frozen at the offsets and sizes docs/abi.md gives
+ * ("vmcore descriptor layout"): dumps already written are read by these
+ * numbers, so a field moved, resized or reordered must fail the build,
+ * not the readers. _Static_assert is C11, which the kernel (gnu11) and
+ * the tools both build with.
+ */
+#define KTREPL_DESC_FROZEN(rec, field, off, size)			\
+	_Static_assert(__builtin_offsetof(struct rec, field) == (off) &&	\
+		       sizeof(((struct rec *)0)->field) == (size),	\
+		       "ABI: " #rec "." #field " is not at " #off ", " #size " bytes")
+#define KTREPL_DESC_FROZEN_SIZE(rec, size)				\
+	_Static_assert(sizeof(struct rec) == (size),			\
+		       "ABI: struct " #rec " is not " #size " bytes")
+
+KTREPL_DESC_FROZEN(ktrepl_desc, magic, 0, 16);
+KTREPL_DESC_FROZEN(ktrepl_desc, abi, 16, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, size, 20, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, arch, 24, 16);
+KTREPL_DESC_FROZEN(ktrepl_desc, activation, 40, 16);
+KTREPL_DESC_FROZEN(ktrepl_desc, paging_levels, 56, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, va_bits, 60, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, page_shift, 64, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, master_node, 68, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, propagate, 72, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_nodes, 76, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_regions, 80, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_extents, 84, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_cpus, 88, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_tasks, 92, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, master_root_pa, 96, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, direct_map, 104, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, patches, 112, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, patch_bytes, 120, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, patches_missed, 128, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, nodes_off, 136, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, regions_off, 140, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, extents_off, 144, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, cpu_node_off, 148, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, tasks_off, 152, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, cpu_root_off, 156, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_bound, 160, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, bound_off, 164, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, nr_modules, 168, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, modules_off, 172, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, module_rodata_off, 176, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, reserved, 180, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, modules_omitted, 184, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, flags, 188, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, failsafe, 192, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, failsafe_active, 200, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, failsafe_reason, 204, 20);
+KTREPL_DESC_FROZEN(ktrepl_desc, self_pa, 224, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, fixed_sum, 232, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, panic_root_off, 240, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, reserved2, 244, 4);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc, 248);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_node, nid, 0, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, memory_nid, 4, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, has_memory, 8, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, role, 12, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, root_pa, 16, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, overhead, 24, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, mem_start, 32, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_node, mem_end, 40, 8);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_node, 48);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_region, name, 0, 16);
+KTREPL_DESC_FROZEN(ktrepl_desc_region, start, 16, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_region, end, 24, 8);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_region, 32);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, node, 0, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, region, 4, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, va, 8, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, pa, 16, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, size, 24, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, page_shift, 32, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_extent, pa_node, 36, 4);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_extent, 40);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_task, pid, 0, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_task, node, 4, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_task, root_pa, 8, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_task, expected_root_pa, 16, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_task, iterations, 24, 8);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_task, 32);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_bound, pid, 0, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_bound, node, 4, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_bound, mm_pgd_pa, 8, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_bound, root_pa, 16, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_bound, since_ns, 24, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_bound, comm, 32, 16);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_bound, 48);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_module, name, 0, 56);
+KTREPL_DESC_FROZEN(ktrepl_desc_module, start, 56, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_module, text_end, 64, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_module, end, 72, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_module, orig_node, 80, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc_module, master_copies, 84, 4);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_module, 88);
+
+KTREPL_DESC_FROZEN(ktrepl_desc_module_rodata, start, 0, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc_module_rodata, end, 8, 8);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_module_rodata, 16);
+
+#define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */
+
+/*
+ * Every version-1 header has the fields up to cpu_root_off: a header
+ * shorter than this (nodes_off below it) is damage, not an old module.
+ */
+#define KTREPL_DESC_BASE_END KTREPL_DESC_END(cpu_root_off)
+
+/*
+ * The header fields added after the first version-1 header, each with
+ * what makes it valid: nodes_off, the end of the header the module
+ * wrote, lies past it (an older header ends before it, and what a reader
+ * finds there is the node array); and where flag is set, that bit in
+ * flags too, for a field that took over what was tail padding, which
+ * older modules left 0 (0 there says nothing). Readers test a field with
+ * ktrepl_desc_has(), never by offset. A field is only ever added, at the
+ * end of the header, with a row here and in docs/abi.md.
+ */
+enum ktrepl_desc_late_field {
+	KTREPL_DESC_L_NR_BOUND,
+	KTREPL_DESC_L_BOUND_OFF,
+	KTREPL_DESC_L_NR_MODULES,
+	KTREPL_DESC_L_MODULES_OFF,
+	KTREPL_DESC_L_MODULE_RODATA_OFF,
+	KTREPL_DESC_L_MODULES_OMITTED,
+	KTREPL_DESC_L_FLAGS,
+	KTREPL_DESC_L_FAILSAFE,
+	KTREPL_DESC_L_FAILSAFE_ACTIVE,
+	KTREPL_DESC_L_FAILSAFE_REASON,
+	KTREPL_DESC_L_SELF_PA,
+	KTREPL_DESC_L_FIXED_SUM,
+	KTREPL_DESC_L_PANIC_ROOT_OFF,
+	KTREPL_DESC_L_NR
+};
+
+struct ktrepl_desc_late {
+	const char *name;	/* the field's, as in struct ktrepl_desc */
+	__u32 off;
+	__u32 size;
+	__u32 flag;		/* KTREPL_DESC_F_*; 0: the nodes_off rule alone */
+};
+
+/* in the order of the header; a function, so no unit has an unused copy */
+static inline const struct ktrepl_desc_late *ktrepl_desc_late_fields(void)
+{
+	static const struct ktrepl_desc_late fields[KTREPL_DESC_L_NR] = {
+		[KTREPL_DESC_L_NR_BOUND] = { "nr_bound",
+			KTREPL_DESC_OFF(nr_bound), KTREPL_DESC_SIZE(nr_bound) },
+		[KTREPL_DESC_L_BOUND_OFF] = { "bound_off",
+			KTREPL_DESC_OFF(bound_off), KTREPL_DESC_SIZE(bound_off) },
+		[KTREPL_DESC_L_NR_MODULES] = { "nr_modules",
+			KTREPL_DESC_OFF(nr_modules),
+			KTREPL_DESC_SIZE(nr_modules) },
+		[KTREPL_DESC_L_MODULES_OFF] = { "modules_off",
+			KTREPL_DESC_OFF(modules_off),
+			KTREPL_DESC_SIZE(modules_off) },
+		[KTREPL_DESC_L_MODULE_RODATA_OFF] = { "module_rodata_off",
+			KTREPL_DESC_OFF(module_rodata_off),
+			KTREPL_DESC_SIZE(module_rodata_off) },
+		[KTREPL_DESC_L_MODULES_OMITTED] = { "modules_omitted",
+			KTREPL_DESC_OFF(modules_omitted),
+			KTREPL_DESC_SIZE(modules_omitted),
+			KTREPL_DESC_F_MODULES_COUNTED },
+		[KTREPL_DESC_L_FLAGS] = { "flags",
+			KTREPL_DESC_OFF(flags), KTREPL_DESC_SIZE(flags) },
+		[KTREPL_DESC_L_FAILSAFE] = { "failsafe",
+			KTREPL_DESC_OFF(failsafe), KTREPL_DESC_SIZE(failsafe) },
+		[KTREPL_DESC_L_FAILSAFE_ACTIVE] = { "failsafe_active",
+			KTREPL_DESC_OFF(failsafe_active),
+			KTREPL_DESC_SIZE(failsafe_active) },
+		[KTREPL_DESC_L_FAILSAFE_REASON] = { "failsafe_reason",
+			KTREPL_DESC_OFF(failsafe_reason),
+			KTREPL_DESC_SIZE(failsafe_reason) },
+		[KTREPL_DESC_L_SELF_PA] = { "self_pa",
+			KTREPL_DESC_OFF(self_pa), KTREPL_DESC_SIZE(self_pa) },
+		[KTREPL_DESC_L_FIXED_SUM] = { "fixed_sum",
+			KTREPL_DESC_OFF(fixed_sum), KTREPL_DESC_SIZE(fixed_sum) },
+		[KTREPL_DESC_L_PANIC_ROOT_OFF] = { "panic_root_off",
+			KTREPL_DESC_OFF(panic_root_off),
+			KTREPL_DESC_SIZE(panic_root_off) },
+	};
+
+	return fields;
+}
+
+/* whether d's header carries field id, and what it holds is valid */
+static inline int ktrepl_desc_has(const struct ktrepl_desc *d,
+				  enum ktrepl_desc_late_field id)
+{
+	const struct ktrepl_desc_late *f = &ktrepl_desc_late_fields()[id];
+
+	if (d->nodes_off < f->off + f->size)
+		return 0;
+	return !f->flag || (d->nodes_off >= KTREPL_DESC_END(flags) &&
+			    (d->flags & f->flag));
+}
+
 /*
  * FNV-1a over everything fixed once the descriptor is published: the
  * header's layout fields and self_pa, and the node, region, extent and
@@ -204,8 +416,6 @@ struct ktrepl_desc {
  * so the kernel computes the sum once. The caller passes the arrays'
  * bytes, read at d->nodes_off, d->tasks_off - d->nodes_off long.
  */
-#define KTREPL_DESC_OFF(field) __builtin_offsetof(struct ktrepl_desc, field)
-
 static inline __u64 ktrepl_desc_fold(__u64 h, const __u8 *p, __u64 n)
 {
 	while (n--) {
@@ -240,6 +450,15 @@ static inline __u64 ktrepl_desc_fixed_sum(const struct ktrepl_desc *d,
 	return ktrepl_desc_fold(h, arrays, d->tasks_off - d->nodes_off);
 }
 
-#define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */
+/*
+ * Whether d is sealed (self_pa and fixed_sum), with every field the sum
+ * covers; a module older than these offers the magic alone.
+ */
+static inline int ktrepl_desc_sealed(const struct ktrepl_desc *d)
+{
+	return ktrepl_desc_has(d, KTREPL_DESC_L_SELF_PA) &&
+	       ktrepl_desc_has(d, KTREPL_DESC_L_FIXED_SUM) &&
+	       ktrepl_desc_has(d, KTREPL_DESC_L_PANIC_ROOT_OFF);
+}
 
 #endif

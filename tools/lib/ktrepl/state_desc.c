@@ -10,10 +10,21 @@
 #include "ktrepl_desc.h"
 #include "state.h"
 
-/* where a header field is valid: nodes_off, the header's end, is past it */
-#define DESC_HAS(d, field) \
-	((d)->nodes_off >= offsetof(struct ktrepl_desc, field) + \
-			   sizeof((d)->field))
+/*
+ * The header as this reader takes it: every field added later that d's
+ * header does not carry (it ends before it, or its flag is not set) reads
+ * 0, which each of them means "none" or "not recorded" in. What lies
+ * there in an older descriptor is its node array, or padding.
+ */
+static void clear_absent_fields(struct ktrepl_desc *d)
+{
+	const struct ktrepl_desc_late *f = ktrepl_desc_late_fields();
+	int id;
+
+	for (id = 0; id < KTREPL_DESC_L_NR; id++)
+		if (!ktrepl_desc_has(d, id))
+			memset((uint8_t *)d + f[id].off, 0, f[id].size);
+}
 
 /*
  * Whether the descriptor at pa is a live one, not a stale pointer into
@@ -40,13 +51,14 @@ int kt_state_check_descriptor(struct kt_memsrc *src, uint64_t pa,
 		return kt_err_set(err, EPROTO,
 				  "descriptor at 0x%" PRIx64 ": ABI version %u; this tool reads versions %d..%d",
 				  pa, d.abi, KT_ABI_MIN, KT_ABI_MAX);
-	if (d.size < offsetof(struct ktrepl_desc, failsafe) ||
-	    d.size > KTREPL_DESC_MAX_BYTES || d.nodes_off > d.size)
+	/* a header shorter than the first version-1 one is damage */
+	if (d.size > KTREPL_DESC_MAX_BYTES || d.nodes_off > d.size ||
+	    d.nodes_off < KTREPL_DESC_BASE_END)
 		return kt_err_set(err, EPROTO,
 				  "descriptor at 0x%" PRIx64 " is corrupt (size %u, header %u)",
 				  pa, d.size, d.nodes_off);
 	/* a module from before the sum: the magic is all it offers */
-	if (!DESC_HAS(&d, reserved2))
+	if (!ktrepl_desc_sealed(&d))
 		return 0;
 	if (d.self_pa != pa)
 		return kt_err_set(err, EPROTO,
@@ -241,6 +253,11 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		return kt_err_set(err, EPROTO,
 				  "descriptor at 0x%" PRIx64 " is corrupt (size %u, %u nodes, %u regions)",
 				  pa, d.size, d.nr_nodes, d.nr_regions);
+	if (d.nodes_off < KTREPL_DESC_BASE_END)
+		return kt_err_set(err, EPROTO,
+				  "descriptor at 0x%" PRIx64 " is corrupt (a header of %u bytes; every version-1 header has %zu)",
+				  pa, d.nodes_off, (size_t)KTREPL_DESC_BASE_END);
+	clear_absent_fields(&d);
 	if (d.nr_nodes > KT_MAX_NODES)
 		return kt_err_set(err, E2BIG,
 				  "descriptor at 0x%" PRIx64 ": %u nodes, more than %d, this tool's limit (KT_MAX_NODES)",
@@ -264,10 +281,6 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		ret = read_array(src, pa, d.cpu_root_off, d.nr_cpus,
 				 sizeof(*cpu_root), d.size, (void **)&cpu_root,
 				 err);
-	/* an older header ends before the bound processes' fields */
-	if (d.nodes_off < offsetof(struct ktrepl_desc, bound_off) +
-				  sizeof(d.bound_off))
-		d.nr_bound = d.bound_off = 0;
 	if (!ret && d.nr_bound > 4096)
 		ret = kt_err_set(err, EPROTO,
 				 "descriptor at 0x%" PRIx64 " is corrupt (%u bound processes)",
@@ -275,33 +288,11 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 	if (!ret && d.bound_off)
 		ret = read_array(src, pa, d.bound_off, d.nr_bound,
 				 sizeof(*bound), d.size, (void **)&bound, err);
-	/* and one that ends before the modules' */
-	if (d.nodes_off < offsetof(struct ktrepl_desc, modules_off) +
-				  sizeof(d.modules_off))
-		d.nr_modules = d.modules_off = 0;
-	if (d.nodes_off < offsetof(struct ktrepl_desc, module_rodata_off) +
-				  sizeof(d.module_rodata_off))
-		d.module_rodata_off = 0;
-	/* and one from before the count of modules left out */
-	if (d.nodes_off < offsetof(struct ktrepl_desc, flags) + sizeof(d.flags))
-		d.flags = 0;
-	/* and one from before the fail-safe's fields */
-	if (d.nodes_off < offsetof(struct ktrepl_desc, failsafe_reason) +
-				  sizeof(d.failsafe_reason)) {
-		d.failsafe = 0;
-		d.failsafe_active = 0;
-		memset(d.failsafe_reason, 0, sizeof(d.failsafe_reason));
-	}
-	/* and one from before the panic roots */
-	if (!DESC_HAS(&d, reserved2))
-		d.panic_root_off = 0;
 	if (!ret && d.panic_root_off)
 		ret = read_array(src, pa, d.panic_root_off, d.nr_cpus,
 				 sizeof(*panic_root), d.size,
 				 (void **)&panic_root, err);
-	omitted_known = d.flags & KTREPL_DESC_F_MODULES_COUNTED;
-	if (!omitted_known)
-		d.modules_omitted = 0;
+	omitted_known = ktrepl_desc_has(&d, KTREPL_DESC_L_MODULES_OMITTED);
 	/* read_array bounds the slots by the descriptor's size */
 	if (!ret && d.modules_off)
 		ret = read_array(src, pa, d.modules_off, d.nr_modules,
