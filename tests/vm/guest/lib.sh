@@ -2,6 +2,134 @@
 # Helpers for guest scripts. TAP (ok, not_ok, check, done_testing) is
 # tests/tap.sh's, which ktvm puts at /tap.sh: the host counts its lines.
 . "${TAP_SH:-/tap.sh}"
+# Scenarios, in the style of the kernel's livepatch selftests. A script
+# is a run of scenarios; each one opens with a comment block
+#	# TEST: NAME
+#	# - purpose, then the steps
+#	# Expected log: ...
+# then start_test NAME, its steps (logged CMD... records "% CMD" in the
+# kernel log before running it) and check_log DESC WANT: the scenario's
+# log, ktrepl's own messages and the logged commands since start_test,
+# must be WANT line for line, each line of WANT a shell pattern (see
+# log_matches).
+KMSG=${KMSG:-/dev/kmsg}
+start_test() {
+	T_TEST=$1
+	echo "# TEST: $1"
+	echo "<5>===== TEST: $1 =====" >> "$KMSG"
+}
+# step TEXT: a named step of the scenario, for whoever reads the output
+step() {
+	echo "# [$T_TEST] step: $*"
+}
+logged() {
+	echo "<5>% $*" >> "$KMSG"
+	"$@"
+}
+# test_log: the current scenario's log (see start_test)
+test_log() {
+	dmesg | sed 's/^\[[^]]*\] //' | awk -v t="===== TEST: $T_TEST =====" '
+		$0 == t { n = 0; next }
+		# the kernel'"'"'s own notes on our first load of a boot, not ours
+		/^ktrepl: (loading out-of-tree module taints|module verification failed)/ { next }
+		/^ktrepl: |^% / { l[++n] = $0 }
+		END { for (i = 1; i <= n; i++) print l[i] }'
+}
+# log_matches GOT WANT (files): GOT's lines are WANT's, one by one, each
+# line of WANT a shell pattern (* and ?), and a WANT line of "..." any
+# number of lines (none too) up to the next pattern's first match, for
+# steps whose messages vary in number
+log_matches() {
+	awk '
+	function glob_re(p,    r, i, c) {
+		r = "^"
+		for (i = 1; i <= length(p); i++) {
+			c = substr(p, i, 1)
+			if (c == "*")
+				r = r ".*"
+			else if (c == "?")
+				r = r "."
+			else if (index("\\^$.[]|()+{}", c))
+				r = r "\\" c
+			else
+				r = r c
+		}
+		return r "$"
+	}
+	# one pass, no backtracking: "..." skips up to the first line that
+	# matches the pattern after it
+	function matches(    g, w) {
+		g = 1
+		for (w = 1; w <= nw; w++) {
+			if (want[w] == "...") {
+				if (w == nw)
+					return 1
+				while (g <= ng && got[g] !~ re[w + 1])
+					g++
+				continue
+			}
+			if (g > ng || got[g] !~ re[w])
+				return 0
+			g++
+		}
+		return g > ng
+	}
+	FNR == NR { got[++ng] = $0; next }
+	{ want[++nw] = $0; re[nw] = glob_re($0) }
+	END { exit !matches() }' "$1" "$2"
+}
+check_log() {
+	_lg=${TMPDIR:-/tmp}/.log_got
+	_lw=${TMPDIR:-/tmp}/.log_want
+	test_log > "$_lg"
+	# blank lines are none: WANT may splice in lists that can be empty
+	printf '%s\n' "$2" | grep -v '^$' > "$_lw"
+	if log_matches "$_lg" "$_lw"; then
+		ok "[$T_TEST] $1"
+	else
+		not_ok "[$T_TEST] $1"
+		echo "# want:"
+		sed 's/^/#   /' "$_lw"
+		echo "# got:"
+		sed 's/^/#   /' "$_lg"
+	fi
+}
+
+# modules_replicated_log: the line ktrepl logs at load for each module
+# already loaded, as it walks them (/proc/modules' order)
+modules_replicated_log() {
+	awk '$1 != "ktrepl" { print "ktrepl: module " $1 " replicated: * KiB of text and rodata per node" }' /proc/modules
+}
+
+# load_log PATH [PARAM...]: the log of "logged insmod PATH PARAM..." that
+# succeeds, with the activation its parameters ask for or the arch's
+# default (workload logs none: it starts on a control write). The modules loaded before
+# are replicated during the load, and on x86_64 ktrepl.ko itself once it
+# is live (the module notifier sees its own load). Call it before the
+# load: it reads /proc/modules.
+load_log() {
+	echo "% insmod $*"
+	modules_replicated_log
+	echo "ktrepl: load steps (us):*"
+	_act=$(echo "$*" | sed -n 's/.*activation=\([a-z]*\).*/\1/p')
+	case ${_act:-$(uname -m)} in
+	x86_64 | mm) echo "ktrepl: activation=mm: node-bound processes run on their node's tables" ;;
+	aarch64 | percpu) echo "ktrepl: activation=percpu: every CPU runs on its node's tables" ;;
+	inactive) echo "ktrepl: activation=inactive activation_reason=*" ;;
+	esac
+	case $1 in
+	*ktrepl-test.ko) echo "ktrepl: test build (KTREPL_TEST): fault injection compiled in; never load it on a production host" ;;
+	esac
+	[ "$(uname -m)" = x86_64 ] &&
+		echo "ktrepl: module ktrepl replicated: * KiB of text and rodata per node"
+	return 0
+}
+# unload_log: the log of "logged rmmod ktrepl"
+unload_log() {
+	echo "% rmmod ktrepl"
+	echo "ktrepl: freed * of * pages allocated (and * table pages donated to the kernel at load)"
+}
+
 # No WARN, BUG or oops may ever appear in the kernel log.
 check_dmesg_clean() {
 	if dmesg | grep -Eq 'WARNING:|BUG:|Oops|general protection|Call Trace'; then

@@ -1,16 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0
 # Right after load: replicas exist on their nodes, equal the master,
-# node tables are node-local, everything else is shared.
+# node tables are node-local, everything else is shared; then unload.
+# Four scenarios, each with the kernel log it must leave (lib.sh:
+# start_test, check_log).
 . /lib.sh
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
 S=$D/summary
+
+# TEST: load
+# - insmod the shipped ktrepl.ko
+# - the master is the node holding the kernel's code, by sysfs alone
+# - the activation is the arch's default
+# - the shipped module has no test code and no run-time parameter
+# Expected log (load_log): the modules already loaded replicated
+# (qemu_fw_cfg), the load's steps, the activation, ktrepl.ko itself
+# replicated; nothing else.
+start_test "load"
+step "insmod the shipped module"
+want=$(load_log /lib/modules/ktrepl.ko)
+check "insmod ktrepl.ko" logged insmod /lib/modules/ktrepl.ko
 master=$(head -n1 $S | kv master_node)
 kpa=$(awk -F'[- :]+' '/Kernel code/ {print $2; exit}' /proc/iomem)
 check "master node $master holds the kernel code (sysfs memory blocks)" \
 	test "$(pa_node $((0x$kpa)))" = "$master"
 check "activation is mm (the x86_64 default)" \
 	test "$(head -n1 $S | kv activation)" = mm
+step "the shipped module's own checks"
 shipped_module_checks
+check_log "the load's log" "$want"
+
+# TEST: placement
+# - every replica extent lies on its node's memory (sysfs)
+# - each replica node's tables: its own top-level table on its node,
+#   exactly the replicated entry private, every leaf on its node, every
+#   table on the way node-local, no global replica leaf
+# - a memoryless node runs on its nearest memory node's tables
+# Expected log: none (reading the debugfs files logs nothing).
+start_test "placement"
 
 set -- $(replicas_on_their_nodes)
 check "every replica extent ($2) lies on its node's memory" \
@@ -57,7 +82,15 @@ for n in $(grep '^node=' $S | kv node); do
 	esac
 done
 
-# byte-identical: ktrepl-dump's full diff, and a spot check by raw reads
+check_log "placement is read without a message" ""
+
+# TEST: identical
+# - ktrepl-dump's full diff finds every replica equal to the master
+# - the first page of every extent, read raw from its node and from the
+#   master's own mapping of the same address, is equal
+# - ktrepl-dump --verify exits 0
+# Expected log: none.
+start_test "identical"
 check "ktrepl-dump diff finds replicas identical to the master" \
 	ktrepl-dump diff
 spot=0
@@ -82,6 +115,17 @@ check "first page of every replica extent ($n_spot) equals the master's (raw rea
 check "ktrepl-dump --verify: healthy (exit 0)" ktrepl-dump --verify
 emit summary cat $S
 emit verify ktrepl-dump -j --verify
-check "rmmod ktrepl" rmmod ktrepl
+check_log "the checks leave no message" ""
+
+# TEST: unload
+# - rmmod ktrepl
+# - every page the load allocated is freed
+# Expected log: the page count (the modules stay loaded: their replicas
+# go with the rest, without a line each); no WARN, BUG or oops in the
+# whole run.
+start_test "unload"
+check "rmmod ktrepl" logged rmmod ktrepl
+check "every page allocated is freed" all_freed
+check_log "the unload's log" "$(unload_log)"
 check_dmesg_clean
 done_testing
