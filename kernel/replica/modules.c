@@ -404,6 +404,8 @@ static int replicate_module(struct module *mod)
 			ret = -ENOMEM;
 	}
 	if (ret) {
+		/* the same outcome line as a failure once listed, below */
+		pr_err("module %s not replicated: %d\n", km->name, ret);
 		free_module_replicas(km);
 		return ret;
 	}

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # 100 load/unload cycles and an allocation failure at every step leak
-# nothing and leave nothing behind.
+# nothing and leave nothing behind. Two scenarios, each with the kernel
+# log it must leave (lib.sh: start_test, check_log).
 . /lib.sh
 # Free memory including the per-CPU page lists, which MemFree leaves out
 # although freed pages (order 9 too) sit there until reused.
@@ -26,23 +27,39 @@ memfree_settled() {
 	echo "$best"
 }
 
-insmod /lib/modules/ktrepl.ko
+# TEST: cycles
+# - one load, to count its page allocations
+# - 30 warm-up cycles: the first loads split the direct map, grow caches
+# - the baseline of free memory, then 100 load/unload cycles
+# - free memory is back at the baseline, no debugfs directory is left,
+#   and every unload freed every page its load allocated
+# Expected log: every load and unload says the same (load_log,
+# unload_log), 131 times over.
+start_test "cycles"
+cycle=$(load_log /lib/modules/ktrepl.ko; unload_log)
+want=$cycle
+logged insmod /lib/modules/ktrepl.ko
 N=$(head -n1 $D/summary | kv allocations)
-rmmod ktrepl
+logged rmmod ktrepl
 echo "# a load makes $N page allocations"
-# Warm up: the first loads split the direct map and grow caches.
+step "warm up"
 i=0
 while [ $i -lt 30 ]; do
-	insmod /lib/modules/ktrepl.ko
-	rmmod ktrepl
+	logged insmod /lib/modules/ktrepl.ko
+	logged rmmod ktrepl
+	want="$want
+$cycle"
 	i=$((i + 1))
 done
 base=$(memfree_settled low)
+step "cycles"
 i=0
 fails=0
 while [ $i -lt 100 ]; do
-	insmod /lib/modules/ktrepl.ko || fails=$((fails + 1))
-	rmmod ktrepl || fails=$((fails + 1))
+	logged insmod /lib/modules/ktrepl.ko || fails=$((fails + 1))
+	logged rmmod ktrepl || fails=$((fails + 1))
+	want="$want
+$cycle"
 	i=$((i + 1))
 done
 after=$(memfree_settled high)
@@ -54,11 +71,26 @@ check "no debugfs directory left" test ! -e $D
 check "every unload freed every page it allocated" all_freed
 check "and said so $(dmesg | grep -c 'ktrepl: freed') times" \
 	test "$(dmesg | grep -c 'ktrepl: freed')" -ge 131
+check_log "every cycle's log is the first's" "$want"
 
+# TEST: allocation failures
+# - for each of the load's N page allocations, a test build made to
+#   fail it: the load fails, and leaves no debugfs directory
+# - a load told to fail an allocation past the last one succeeds; the
+#   allocation it fails is then the first of ktrepl.ko's own
+#   replication, which is left out and logged as such
+# - free memory is back at the baseline, and every failed load freed
+#   every page it had allocated
+# Expected log: for each allocation k, the failure injected, whatever
+# the failing step says, and the load's refusal (busybox insmod tries a
+# failed load a second time, through init_module: the same again). Then
+# the load that succeeds, its own replication's failure, the unload.
+start_test "allocation failures"
+want=
 bad=0
 k=1
 while [ $k -le "$N" ]; do
-	if insmod /lib/modules/ktrepl-test.ko fail_alloc=$k 2>/dev/null; then
+	if logged insmod /lib/modules/ktrepl-test.ko fail_alloc=$k 2>/dev/null; then
 		echo "# fail_alloc=$k: load succeeded"
 		rmmod ktrepl
 		bad=$((bad + 1))
@@ -67,6 +99,12 @@ while [ $k -le "$N" ]; do
 		echo "# fail_alloc=$k left $D behind"
 		bad=$((bad + 1))
 	fi
+	want="$want
+% insmod /lib/modules/ktrepl-test.ko fail_alloc=$k
+ktrepl: failing allocation $k as fail_alloc asks
+...
+ktrepl: not loaded: replication setup failed (-12); see the messages above
+..."
 	k=$((k + 1))
 done
 check "a failure at each of the $N allocations fails the load cleanly" \
@@ -75,14 +113,23 @@ check "the failure is logged with its allocation number" \
 	sh -c "dmesg | grep -q 'failing allocation $N as fail_alloc asks'"
 check "the load says why it failed" \
 	sh -c "dmesg | grep -q 'not loaded: replication setup failed (-12)'"
+# past the load's own allocations: ktrepl.ko's own replication, once it
+# is live (x86_64), is the first to fail, and says so
+want="$want
+$(load_log /lib/modules/ktrepl-test.ko fail_alloc=$((N + 1)) | sed '$d')
+ktrepl: failing allocation $((N + 1)) as fail_alloc asks
+ktrepl: no memory on node * for the replica of *[ktrepl] (* KiB)
+ktrepl: module ktrepl not replicated: -12
+$(unload_log)"
 check "fail_alloc past the last allocation loads" \
-	insmod /lib/modules/ktrepl-test.ko fail_alloc=$((N + 1))
-rmmod ktrepl
+	logged insmod /lib/modules/ktrepl-test.ko fail_alloc=$((N + 1))
+logged rmmod ktrepl
 final=$(memfree_settled high)
 echo "# free after the failure sweep $final kB"
 # the page accounting above checks our own pages exactly
 check "free memory back to baseline after the failure sweep (within 1 MiB)" \
 	test $((base - final)) -lt 1024
 check "every failed load freed every page it had allocated" all_freed
+check_log "each failure's log, then the load's" "$want"
 check_dmesg_clean
 done_testing

@@ -3,15 +3,13 @@
 # takes every CPU (percpu) or bound process (mm) off the node tables,
 # recopies the replicas, checks them, and only then resumes activation.
 #
-# Steps, each forced through the test build's "miss" inject:
+# One scenario per kind of miss, each forced through the test build's
+# "miss" inject (lib.sh: start_test, check_log):
 #   patch  - the hook drops the next patch (a static key flip);
 #   probe  - the patch probe counts a call it could not handle;
 #   audit  - a replica page differs where the master changed;
 #   mirror - a module-area table update is missed: not checkable in the
 #            kernel, so replication stays off.
-# Expected log, per kind: "fail-safe (REASON): ... back on the master's
-# tables", then "every replica equals the master again; activation
-# resumed" (mirror: "replication stays off: failsafe_tables_unverified").
 #
 # DUMP=1: end with the module still in fail-safe, for the host to dump
 # the guest and read the fail-safe from the vmcore's descriptor.
@@ -54,13 +52,41 @@ cold=$(awk '$3 ~ /^__(x64|arm64)_sys_kexec_load$/ {print $3; exit}' /proc/kallsy
 cold=${cold:-int_sqrt}
 check "verify: healthy before" ktrepl-dump --verify
 
+# TEST: patch, probe, audit (one scenario each)
+# - inject the miss
+# - a fail-safe event is counted with its reason, and it ends
+# - activation is in force again
+# - the first verify after it reports the event (exit 1), the next is
+#   healthy
+# Expected log: the first inject taints the kernel; the audit's repair
+# where the audit found the miss; then the fail-safe's three steps:
+#	fail-safe (REASON): a write may have missed the replicas; every CPU
+#	  and process is back on the master's tables
+#	fail-safe: N replica page(s) recopied from the master, 0 still differ
+#	fail-safe (REASON): every replica equals the master again;
+#	  activation resumed
+taint="ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
+failsafe_log() {
+	echo "ktrepl: fail-safe ($1): a write may have missed the replicas; every CPU and process is back on the master's tables"
+	echo "ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ"
+	[ -n "$2" ] && echo "ktrepl: fail-safe ($1): $2"
+	return 0
+}
 for kind in patch probe audit; do
+	start_test "$kind"
 	n0=$(fs failsafe)
 	case $kind in
 	patch) reason=patch_missed; cmd="miss kind=patch" ;;
 	probe) reason=probe_missed; cmd="miss kind=probe" ;;
 	audit) reason=audit_repair; cmd="miss kind=audit sym=$cold off=4" ;;
 	esac
+	case $kind in
+	patch) first=$taint ;;
+	audit) first="ktrepl: audit: a write at $cold+0x* reached the master but not * replica(s); repaired" ;;
+	*) first= ;;
+	esac
+	want="$first
+$(failsafe_log $reason "every replica equals the master again; activation resumed")"
 	if ! echo "$cmd" > $D/inject 2>/dev/null; then
 		# arm64's ftrace hook has no probe to miss a call: ftrace's own
 		# recursion guard is the only one, and it has no counter
@@ -92,8 +118,18 @@ for kind in patch probe audit; do
 		sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out"
 	check "[$kind] the next verify is healthy: every replica equals the master" \
 		ktrepl-dump --verify
+	check_log "the fail-safe's log" "$want"
 done
 
+# TEST: mirror
+# - inject a missed module-area table update
+# - a fail-safe event is counted, and replication stays off: nothing
+#   runs on the node tables
+# - verify reports the host in fail-safe (exit 1), every time
+# Expected log: the first two of the fail-safe's steps, then
+#	fail-safe (mirror_missed): replication stays off:
+#	  failsafe_tables_unverified
+start_test "mirror"
 n0=$(fs failsafe)
 check "[mirror] inject 'miss kind=mirror'" \
 	sh -c "echo 'miss kind=mirror' > $D/inject"
@@ -115,6 +151,8 @@ ktrepl-dump --verify > /tmp/fs.out 2>&1
 rc=$?
 check "[mirror] verify reports the host in fail-safe (exit 1), every time" \
 	sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out && ! ktrepl-dump --verify >/dev/null 2>&1"
+check_log "the fail-safe's log" \
+	"$(failsafe_log mirror_missed "replication stays off: failsafe_tables_unverified")"
 [ -n "${spinner:-}" ] && kill $spinner
 if [ "$DUMP" = 1 ]; then
 	check_dmesg_clean
