@@ -1,12 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runtime text patching reaches every replica, and with propagation off
-# the replicas differ exactly where the kernel patched itself.
+# the replicas differ exactly where the kernel patched itself. One
+# scenario per kind of patch (lib.sh: start_test, check_log); a patch
+# that reaches every replica is counted, not logged.
 . /lib.sh
-check "insmod ktrepl-test.ko (propagate is switched off below)" insmod /lib/modules/ktrepl-test.ko
+want=$(load_log /lib/modules/ktrepl-test.ko)
+start_test "load"
+check "insmod ktrepl-test.ko (propagate is switched off below)" \
+	logged insmod /lib/modules/ktrepl-test.ko
+check_log "the load's log" "$want"
 mount -t tracefs nodev /sys/kernel/tracing
 T=/sys/kernel/tracing
 identical() { ktrepl-dump diff > /tmp/diff.txt; }
 
+# TEST: function tracer
+# - the function tracer on, then off: the replicas stay identical, and
+#   the patch counter grows
+# Expected log: none.
+start_test "function tracer"
 p=$(patches)
 echo function > $T/current_tracer
 check "function tracer on: replicas stay identical" identical
@@ -14,7 +25,13 @@ q=$(patches)
 check "function tracer on: patch counter grew ($p -> $q)" test "$q" -gt "$p"
 echo nop > $T/current_tracer
 check "function tracer off: replicas stay identical" identical
+check_log "patching logs nothing" ""
 
+# TEST: kprobe
+# - a kprobe event armed, fired, removed: the replicas stay identical,
+#   and the patch counter grows
+# Expected log: none.
+start_test "kprobe"
 p=$(patches)
 echo 'p:ktrepl_kp do_sys_openat2' > $T/kprobe_events
 echo 1 > $T/events/kprobes/ktrepl_kp/enable
@@ -25,7 +42,13 @@ echo '-:ktrepl_kp' >> $T/kprobe_events
 check "kprobe removed: replicas stay identical" identical
 q=$(patches)
 check "kprobe: patch counter grew ($p -> $q)" test "$q" -gt "$p"
+check_log "patching logs nothing" ""
 
+# TEST: static key
+# - a static key on, then off: the replicas stay identical, the patch
+#   counter grows, and no patch was missed
+# Expected log: none.
+start_test "static key"
 p=$(patches)
 echo 1 > /proc/sys/kernel/sched_schedstats
 check "static key on: replicas stay identical" identical
@@ -35,8 +58,16 @@ q=$(patches)
 check "static key: patch counter grew ($p -> $q)" test "$q" -gt "$p"
 check "nothing was missed while propagating" \
 	test "$(head -n1 $D/patches | kv missed)" = 0
+check_log "patching logs nothing" ""
 
-# propagation off: the same actions leave the replicas behind
+# TEST: propagation off
+# - the test build's propagate=0: the same actions leave the replicas
+#   behind, and the host reads where (jl_diff, jl_patches)
+# - the function tracer: over 1000 ftrace sites differ, each at a
+#   function's entry, named; after it is off again none differs
+# - rmmod
+# Expected log: the unload's only.
+start_test "propagation off"
 echo 0 > /sys/module/ktrepl/parameters/propagate
 echo 1 > /proc/sys/kernel/sched_schedstats
 emit jl_diff ktrepl-dump -j diff
@@ -61,6 +92,7 @@ echo nop > $T/current_tracer
 ktrepl-dump diff > /tmp/ft.txt
 check "function tracer off: no ftrace site differs any more" \
 	sh -c "! grep -q '\[ftrace\]$' /tmp/ft.txt"
-check "rmmod ktrepl" rmmod ktrepl
+check "rmmod ktrepl" logged rmmod ktrepl
+check_log "a replica left behind is not the module's to log" "$(unload_log)"
 check_dmesg_clean
 done_testing
