@@ -120,6 +120,10 @@ load_log() {
 	case $1 in
 	*ktrepl-test.ko) echo "ktrepl: test build (KTREPL_TEST): fault injection compiled in; never load it on a production host" ;;
 	esac
+	# the panic probe records roots only where patches reach the replicas
+	case " $* " in
+	*" propagate=0 "*) echo "ktrepl: dumps will not record each CPU's root at panic: patch propagation is off" ;;
+	esac
 	[ "$(uname -m)" = x86_64 ] &&
 		echo "ktrepl: module ktrepl replicated: * KiB of text and rodata per node"
 	return 0
