@@ -23,8 +23,12 @@ step() {
 	echo "# [$T_TEST] step: $*"
 }
 logged() {
-	echo "<5>% $*" >> "$KMSG"
+	log_cmd "$@"
 	"$@"
+}
+# log_cmd CMD...: only the "% CMD" line, for a command run another way
+log_cmd() {
+	echo "<5>% $*" >> "$KMSG"
 }
 # test_log: the current scenario's log (see start_test)
 test_log() {
