@@ -362,13 +362,27 @@ static void failsafe_seen_write(const struct kt_state *st)
 	close(fd);
 }
 
+/* KTREPL_VERIFY_TIMES: where a verify's time goes, on stderr */
+static void print_verify_times(double open_s, const struct kt_verify_stats *s)
+{
+	int i;
+
+	fprintf(stderr, "ktrepl-dump: verify times (ms): open=%.1f",
+		open_s * 1e3);
+	for (i = 0; i < KT_VERIFY_NR_CHECKS; i++)
+		fprintf(stderr, " %s=%.1f", kt_verify_check_names[i],
+			s->check_ns[i] / 1e6);
+	fprintf(stderr, " compared_bytes=%" PRIu64 " tables=%" PRIu64 "\n",
+		s->compared_bytes, s->tables);
+}
+
 int do_verify(int argc, char **argv)
 {
 	bool prometheus = dump.args.given & CMD_OPT_PROMETHEUS;
 	struct kt_prometheus_run run = {
 		.timestamp = now_seconds(CLOCK_REALTIME),
 	};
-	double start = now_seconds(CLOCK_MONOTONIC);
+	double start = now_seconds(CLOCK_MONOTONIC), opened;
 	struct verify_print vp = { 0 };
 	struct kt_verify_stats stats;
 	struct dump_target dt;
@@ -388,6 +402,7 @@ int do_verify(int argc, char **argv)
 		}
 		return ret;
 	}
+	opened = now_seconds(CLOCK_MONOTONIC);
 	vp.st = &dt.st;
 	kt_err_clear(&err);
 	if (!dump.vmcore_path && !dump.raw_path)
@@ -396,6 +411,8 @@ int do_verify(int argc, char **argv)
 		kt_report_verify_begin(&dump.out, vp.tap);
 	ret = kt_verify_run(&dt.t, prometheus ? ignore_violation :
 			    print_violation, &vp, &stats, &err);
+	if (getenv("KTREPL_VERIFY_TIMES"))
+		print_verify_times(opened - start, &stats);
 	if (!ret && !dump.vmcore_path && !dump.raw_path)
 		failsafe_seen_write(&dt.st);
 	if (ret) {

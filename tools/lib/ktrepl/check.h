@@ -180,7 +180,20 @@ struct kt_violation {
 
 typedef int (*kt_violation_fn)(const struct kt_violation *v, void *arg);
 
+/* verify's checks, in the order they run (kt_verify_check_names[]) */
+enum {
+	KT_VERIFY_FAILSAFE,
+	KT_VERIFY_BYTES,
+	KT_VERIFY_NODE_TABLES,
+	KT_VERIFY_ALIASES,
+	KT_VERIFY_TABLES_IN_USE,
+	KT_VERIFY_NR_CHECKS
+};
+
+extern const char *const kt_verify_check_names[KT_VERIFY_NR_CHECKS];
+
 struct kt_verify_stats {
+	uint64_t check_ns[KT_VERIFY_NR_CHECKS];	/* each check's wall time */
 	uint64_t compared_bytes;
 	uint64_t rechecked;	/* differing ranges read again at rest */
 	uint64_t transient;	/* and found equal: patches in flight */

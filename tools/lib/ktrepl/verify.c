@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -551,13 +552,32 @@ static int check_failsafe(struct verify_run *vr, struct kt_err *err)
 }
 
 /* run in this order; each reports through the same callback */
-static int (*const checks[])(struct verify_run *vr, struct kt_err *err) = {
-	check_failsafe,		/* the engine's own verdict first */
-	check_bytes,		/* replica bytes */
-	check_node_tables,	/* mappings and roots, node by node */
-	check_aliases,		/* direct-map aliases */
-	check_tables_in_use,	/* CPUs and workers on their tables */
+static int (*const checks[KT_VERIFY_NR_CHECKS])(struct verify_run *vr,
+						struct kt_err *err) = {
+	[KT_VERIFY_FAILSAFE] = check_failsafe,	/* the engine's verdict first */
+	[KT_VERIFY_BYTES] = check_bytes,	/* replica bytes */
+	/* mappings and roots, node by node */
+	[KT_VERIFY_NODE_TABLES] = check_node_tables,
+	[KT_VERIFY_ALIASES] = check_aliases,	/* direct-map aliases */
+	/* CPUs and workers on their tables */
+	[KT_VERIFY_TABLES_IN_USE] = check_tables_in_use,
 };
+
+const char *const kt_verify_check_names[KT_VERIFY_NR_CHECKS] = {
+	[KT_VERIFY_FAILSAFE] = "failsafe",
+	[KT_VERIFY_BYTES] = "bytes",
+	[KT_VERIFY_NODE_TABLES] = "node_tables",
+	[KT_VERIFY_ALIASES] = "aliases",
+	[KT_VERIFY_TABLES_IN_USE] = "tables_in_use",
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
 		  struct kt_verify_stats *stats, struct kt_err *err)
@@ -568,8 +588,12 @@ int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
 
 	memset(stats, 0, sizeof(*stats));
 	t->settle = (struct kt_settle_stats){ 0 };
-	for (i = 0; i < sizeof(checks) / sizeof(checks[0]) && !ret; i++)
+	for (i = 0; i < KT_VERIFY_NR_CHECKS && !ret; i++) {
+		uint64_t t0 = monotonic_ns();
+
 		ret = checks[i](&vr, err);
+		stats->check_ns[i] = monotonic_ns() - t0;
+	}
 	stats->rechecked = t->settle.rechecked;
 	stats->transient = t->settle.transient;
 	return ret;
