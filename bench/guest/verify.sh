@@ -6,8 +6,10 @@ ns() { awk '{printf "%.0f\n", $1 * 1000000000}' /proc/uptime; }
 insmod /lib/modules/ktrepl.ko
 for round in 1 2 3; do
 	t0=$(ns)
-	ktrepl-dump -j verify > /tmp/v.json
+	KTREPL_VERIFY_TIMES=1 ktrepl-dump -j verify > /tmp/v.json 2> /tmp/v.err
 	t1=$(ns)
+	# where verify's time went, check by check (ms)
+	echo "@@vtimes@@ $(sed -n 's/.*verify times (ms): //p' /tmp/v.err)"
 	# the same bytes, master and replica sides, raw through kcore
 	args=$(awk '{ for (i = 1; i <= NF; i++) { split($i, f, "=");
 		if (f[1] == "pa") pa = f[2]; if (f[1] == "size") size = f[2] }
