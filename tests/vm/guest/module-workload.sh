@@ -1,9 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # The per-node workload runs on its node's tables, and execution (not
 # only CR3) proves it: a replica-only change is seen on that node alone.
+# Three scenarios, each with its kernel log (lib.sh: start_test,
+# check_log).
 . /lib.sh
-check "insmod ktrepl-test.ko fault_inject=1 propagate=0" \
-	insmod /lib/modules/ktrepl-test.ko activation=workload fault_inject=1 propagate=0
+
+# TEST: workers
+# - insmod the test build with activation=workload
+# - start the workers: verify is healthy while they run (the host reads
+#   tasks, pgds and summary)
+# Expected log: the load's (no activation line: workers start on a
+# control write), nothing for starting them.
+mod="/lib/modules/ktrepl-test.ko activation=workload fault_inject=1 propagate=0"
+want=$(load_log $mod)
+start_test "workers"
+check "insmod ktrepl-test.ko fault_inject=1 propagate=0" logged insmod $mod
 check "writing 'start' to workload succeeds" sh -c "echo start > $D/workload_ctl"
 sleep 3
 emit tasks1 cat $D/tasks
@@ -12,12 +23,20 @@ emit tasks2 cat $D/tasks
 emit pgds cat $D/pgds
 emit summary cat $D/summary
 check "workload runs without fault: verify healthy" ktrepl-dump --verify
-# The rule ktrepl-top resolves samples by: a CPU is on a node's tables
-# only while a listed worker is the task it runs. Each pgds read
-# interrupts every CPU and reports its loaded root and current task.
-# Moving each worker between its node's CPUs leaves the CPU it left to
-# idle and kernel threads, which is where lazy TLB would keep its tables;
-# this shell and its children stay on the last CPU, out of their way.
+check_log "the load's log, and none for the workers" "$want"
+
+# TEST: the rule
+# - the rule ktrepl-top resolves samples by: a CPU is on a node's tables
+#   only while a listed worker is the task it runs. Each pgds read
+#   interrupts every CPU and reports its loaded root and current task
+#   (the host judges 40 reads).
+# - moving each worker between its node's CPUs leaves the CPU it left
+#   to idle and kernel threads, which is where lazy TLB would keep its
+#   tables; this shell and its children stay on the last CPU, out of
+#   their way
+# - stop the workers: tasks is empty
+# Expected log: none.
+start_test "the rule"
 last=$(($(nproc) - 1))
 taskset -p $((1 << last)) $$ >/dev/null
 i=0
@@ -36,8 +55,15 @@ taskset -p $(((1 << (last + 1)) - 1)) $$ >/dev/null
 emit rule_tasks cat $D/tasks
 check "writing 'stop' to workload succeeds" sh -c "echo stop > $D/workload_ctl"
 check "tasks is empty once stopped" test ! -s $D/tasks
+check_log "moving and stopping the workers logs nothing" ""
 
-# change int_sqrt in one replica node's copy only
+# TEST: replica-only change
+# - change int_sqrt in one replica node's copy only (inject retval)
+# - the workers see it on that node alone (the host reads workload);
+#   the same workers on the master's tables do not
+# - rmmod
+# Expected log: the first inject taints the kernel; the unload.
+start_test "replica-only change"
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 check "inject: int_sqrt returns 42 in node $R's replica" \
 	sh -c "echo 'retval node=$R sym=int_sqrt value=42' > $D/inject"
@@ -53,6 +79,8 @@ emit tasks_master cat $D/tasks
 emit workload_master cat $D/workload
 echo stop > $D/workload_ctl
 echo "REPLICA-NODE $R"
-check "rmmod ktrepl" rmmod ktrepl
+check "rmmod ktrepl" logged rmmod ktrepl
+check_log "the inject's and the unload's log" "ktrepl: fault injection: tainting the kernel (TAINT_TEST)
+$(unload_log)"
 check_dmesg_clean
 done_testing
