@@ -88,4 +88,14 @@ want_outcome pass check_log "log" "ktrepl: module vfat replicated: * KiB of text
 start_test "load and unload"
 _desc="a scenario run again starts from its latest marker"
 want_outcome pass check_log "log" ""
+T_TEST="a scenario whose marker is gone"
+_desc="a scenario whose marker has left the log fails, and says why"
+outcome check_log "log" "" > /dev/null
+if [ "$(outcome check_log "log" "")" = fail ] &&
+	grep -q 'no longer in the kernel log' "$T/out"; then
+	ok "$_desc"
+else
+	not_ok "$_desc"
+	sed 's/^/# /' "$T/out"
+fi
 done_testing

@@ -28,6 +28,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--modules", action="store_true",
                     help="add the Debian modules module-mods.sh loads")
+    ap.add_argument("--file", action="append", default=[],
+                    metavar="GUEST=HOST", help="a file for the guest")
+    ap.add_argument("--cmdline", default="", help="more kernel options")
     ap.add_argument("--console", action="store_true",
                     help="print the guest's whole console at the end")
     ap.add_argument("script")
@@ -37,11 +40,12 @@ def main():
         script = os.path.join(os.path.dirname(__file__), "guest", script)
     tools = [ktvm.tool("ktrepl-dump"), ktvm.tool("ktrepl-top")] \
         if args.arch == "x86_64" else ktvm.arm64_tools()
-    files = ktvm.fs_modules(args.arch, args.kernel) if args.modules else None
+    files = ktvm.fs_modules(args.arch, args.kernel) if args.modules else {}
+    files.update(f.split("=", 1) for f in args.file)
     tap = ktvm.Tap()
     lines = ktvm.run_guest(tap, args.arch, args.topo, script, tools=tools,
                            files=files, kernel=args.kernel, cpu=args.cpu,
-                           timeout=args.timeout)
+                           cmdline=args.cmdline, timeout=args.timeout)
     if args.console:
         print("\n".join(f"# console: {x}" for x in lines))
     tap.done()

@@ -33,11 +33,18 @@ log_cmd() {
 # test_log: the current scenario's log (see start_test)
 test_log() {
 	dmesg | sed 's/^\[[^]]*\] //' | awk -v t="===== TEST: $T_TEST =====" '
+		BEGIN { n = -1 }
 		$0 == t { n = 0; next }
+		n < 0 { next }
 		# the kernel'"'"'s own notes on our first load of a boot, not ours
 		/^ktrepl: (loading out-of-tree module taints|module verification failed)/ { next }
 		/^ktrepl: |^% / { l[++n] = $0 }
-		END { for (i = 1; i <= n; i++) print l[i] }'
+		END {
+			if (n < 0)
+				print "(the scenario'"'"'s start is no longer in the kernel log: log_buf_len)"
+			for (i = 1; i <= n; i++)
+				print l[i]
+		}'
 }
 # log_matches GOT WANT (files): GOT's lines are WANT's, one by one, each
 # line of WANT a shell pattern (* and ?), and a WANT line of "..." any
@@ -107,12 +114,17 @@ modules_replicated_log() {
 
 # load_log PATH [PARAM...]: the log of "logged insmod PATH PARAM..." that
 # succeeds, with the activation its parameters ask for or the arch's
-# default (workload logs none: it starts on a control write). The modules loaded before
-# are replicated during the load, and on x86_64 ktrepl.ko itself once it
-# is live (the module notifier sees its own load). Call it before the
-# load: it reads /proc/modules.
+# default (workload logs none: it starts on a control write). arm64 also
+# says where rodata ends and how many table pages it donated. The
+# modules loaded before are replicated during the load, and on x86_64
+# ktrepl.ko itself once it is live (the module notifier sees its own
+# load). Call it before the load: it reads /proc/modules.
 load_log() {
 	echo "% insmod $*"
+	if [ "$(uname -m)" = aarch64 ]; then
+		echo "ktrepl: rodata taken from the master's mappings: * KiB after text"
+		echo "ktrepl: copied tables pre-populated: * pages donated to the kernel's tables"
+	fi
 	modules_replicated_log
 	echo "ktrepl: load steps (us):*"
 	_act=$(echo "$*" | sed -n 's/.*activation=\([a-z]*\).*/\1/p')
@@ -128,6 +140,9 @@ load_log() {
 	case " $* " in
 	*" propagate=0 "*) echo "ktrepl: dumps will not record each CPU's root at panic: patch propagation is off" ;;
 	esac
+	# Debian's arm64 kernels have no KALLSYMS_ALL: no VMCOREINFO symbols
+	[ "$(uname -m)" = aarch64 ] &&
+		echo "ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor"
 	[ "$(uname -m)" = x86_64 ] &&
 		echo "ktrepl: module ktrepl replicated: * KiB of text and rodata per node"
 	return 0

@@ -6,29 +6,59 @@
 # propagate=0 the diff lists exactly those sites; a flipped module byte
 # is named func+off [module]; unload and reload under I/O, 20 times,
 # frees every page. Activation as the arch defaults it (arm64 percpu,
-# x86_64 mm), or KTREPL_ARGS.
+# x86_64 mm), or KTREPL_ARGS. Scenarios, each with its kernel log (lib.sh:
+# start_test, check_log): each module's replication and release is one
+# line.
 . /lib.sh
 X=/lib/modules/extra
 cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
 mods_loaded() { grep -c "^module=" $D/summary; }
 listed() { grep -q "^module=$1 " $D/summary; }
+FS_MODS="fat vfat nls_cp437 nls_iso8859-1 nls_utf8 nls_ascii"
 # load_fs CPUS: a module's own pages land on the node that loads it
 load_fs() {
-	taskset -c $1 insmod $X/fat.ko && taskset -c $1 insmod $X/vfat.ko &&
-		for m in nls_cp437 nls_iso8859-1 nls_utf8 nls_ascii; do
-			[ -e $X/$m.ko ] && taskset -c $1 insmod $X/$m.ko
-		done
-	true
+	for m in $FS_MODS; do
+		[ -e $X/$m.ko ] || continue
+		logged taskset -c $1 insmod $X/$m.ko || return 1
+	done
 }
+# a module a file system has just let go of can still be busy for a
+# moment (busybox rmmod does not wait): the log says the rmmod once
 unload_fs() {
 	for m in nls_ascii nls_utf8 nls_iso8859_1 nls_cp437 vfat fat; do
-		rmmod $m 2>/dev/null
+		grep -q "^$m " /proc/modules || continue
+		log_cmd rmmod $m
+		wait_for 5 rmmod $m 2>/dev/null
 	done
 	true
+}
+# the log of load_fs CPUS and unload_fs under ktrepl.ko: one line each
+load_fs_log() {
+	for m in $FS_MODS; do
+		[ -e $X/$m.ko ] || continue
+		echo "% taskset -c $1 insmod $X/$m.ko"
+		echo "ktrepl: module $(echo $m | tr - _) replicated: * KiB of text and rodata per node"
+	done
+}
+unload_fs_log() {
+	for m in nls_ascii nls_utf8 nls_iso8859_1 nls_cp437 vfat fat; do
+		[ -e $X/$(echo $m | sed 's/8859_1/8859-1/').ko ] || continue
+		echo "% rmmod $m"
+		echo "ktrepl: module $m: replicas freed"
+	done
 }
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 TR=/sys/kernel/tracing
 
+# TEST: replicated modules
+# - brd loads before ktrepl.ko, fat, vfat and nls after it, from a
+#   replica node's CPUs: all are replicated, and their copies lie on
+#   their nodes' memory; the master runs copies of the pages that lie
+#   on the replica node
+# - verify, diff and walk see the modules' copies; file I/O on a vfat
+#   ramdisk runs on them (ktrepl-top, judged by the host)
+# Expected log: the load's (brd among the modules already loaded), one
+# line per module loaded after it.
 check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=16384
 # arm64's ktrepl.ko does not replicate itself, and a module's pages lie
 # where insmod ran: load it from the node holding the kernel's text, so
@@ -37,11 +67,16 @@ check "brd loads before ktrepl.ko" insmod $X/brd.ko rd_nr=1 rd_size=16384
 kpa=$(awk -F'[- :]+' '/Kernel code/ {print $2; exit}' /proc/iomem)
 knode=$(pa_node $((0x$kpa)))
 kcpu=$(cut -d- -f1 /sys/devices/system/node/node$knode/cpulist 2>/dev/null)
+want=$(load_log /lib/modules/ktrepl-test.ko fault_inject=1 $KTREPL_ARGS)
+start_test "replicated modules"
+log_cmd insmod /lib/modules/ktrepl-test.ko fault_inject=1 $KTREPL_ARGS
 check "insmod ktrepl-test.ko (from node $knode's CPU ${kcpu:-any})" \
 	taskset -c ${kcpu:-0-$(($(nproc) - 1))} insmod /lib/modules/ktrepl-test.ko \
 	fault_inject=1 $KTREPL_ARGS
 M=$(head -n1 $D/summary | kv master_node)
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+want="$want
+$(load_fs_log "$(cpus_of $R)")"
 emit roles sh -c "grep '^node=' $D/summary | cut -d' ' -f1-4"
 check "a module loaded before ktrepl.ko is replicated" listed brd
 # from a replica node: the master node then runs copies of their pages
@@ -115,8 +150,17 @@ top_under_io() {
 	wait 2>/dev/null
 }
 top_under_io top
+check_log "one line per module replicated" "$want"
 
-# patches to module text reach every copy
+# TEST: module patches
+# - ftrace filtered to vfat and a kprobe on vfat_lookup reach every copy,
+#   named in the patch log with the module; verify is healthy after
+# - with propagate=0 the kprobe is left out of the copies: the diff
+#   lists exactly its site; identical again once it is gone
+# - a flipped byte of a module copy: verify exits 1 and names it
+# Expected log: the first inject's taint note only (the audit is stopped
+# before the missed write).
+start_test "module patches"
 p0=$(head -n1 $D/summary | kv patches)
 echo ':mod:vfat' > $TR/set_ftrace_filter
 echo function > $TR/current_tracer
@@ -163,7 +207,19 @@ check "verify names vfat_lookup+0x4 [vfat]" \
 	grep -q 'vfat_lookup+0x4.*\[vfat\]' /tmp/v.out
 echo "flip node=$R sym=vfat_lookup off=4" > $D/inject
 check "verify: healthy once flipped back" ktrepl-dump --verify
+check_log "module patches log nothing" \
+	"ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 
+# TEST: unload and reload
+# - 20 unload/reload cycles of fat, vfat and nls while a reader keeps
+#   brd busy: replicated each time; verify is healthy after
+# - a kprobe armed in the master's copy survives ktrepl.ko's unload: the
+#   module's own pages carry it, and vfat works on them
+# Expected log: each unload's and load's lines, then ktrepl.ko's unload.
+start_test "unload and reload"
+cycle="$(unload_fs_log)
+$(load_fs_log "$(cpus_of $R)")"
+want=
 umount /mnt/f
 # 20 unload/reload cycles while a reader keeps brd (a replicated module) busy
 sh -c 'while :; do dd if=/dev/ram0 of=/dev/null bs=64k count=64 2>/dev/null; done' &
@@ -174,6 +230,8 @@ while [ $cycles -lt 20 ]; do
 	listed fat && break
 	load_fs "$(cpus_of $R)"
 	listed vfat || break
+	want="$want
+$cycle"
 	cycles=$((cycles + 1))
 done
 kill $rd
@@ -187,6 +245,9 @@ check "unloaded modules leave the summary" \
 # a patch the kernel made in the master's copy survives ktrepl.ko: the
 # bytes go back into the module's own pages when the leaves do
 load_fs "$(cpus_of $R)"
+want="$want
+$cycle
+$(unload_log)"
 mount -t vfat /dev/ram0 /mnt/f
 echo 'p:ktr_keep vfat_lookup' > $TR/kprobe_events
 echo 1 > $TR/events/kprobes/ktr_keep/enable
@@ -194,7 +255,8 @@ emit mirror sh -c "head -n1 $D/summary | tr ' ' '\n' | grep -E 'mirror|modules'"
 check "no mirror hook was missed" \
 	test "$(head -n1 $D/summary | kv mirror_missed)" = 0
 check_dmesg_clean
-check "rmmod ktrepl" rmmod ktrepl
+check "rmmod ktrepl" logged rmmod ktrepl
+check_log "each module's release and replication, then the unload" "$want"
 freed=$(dmesg | grep 'ktrepl: freed' | tail -n1)
 echo "# $freed"
 check "freed equals allocated" \
@@ -214,14 +276,23 @@ check "vfat still works on its own pages" \
 umount /mnt/f
 unload_fs
 
-# modules=0: module text stays on the module's own pages everywhere,
-# here the master's: brd too, loaded at first from any CPU, and
-# ktrepl.ko itself, whose handlers run under the I/O (loaded from a
-# replica node's CPU, a quarter of node 1's module fetches were local)
+# TEST: modules=0
+# - module text stays on the module's own pages everywhere,
+#   here the master's: brd too, loaded at first from any CPU, and
+#   ktrepl.ko itself, whose handlers run under the I/O (loaded from a
+#   replica node's CPU, a quarter of node 1's module fetches were local)
+# - nothing listed, no module copies; file I/O on a vfat ramdisk
+#   (ktrepl-top, judged by the host)
+# Expected log: the file system's loads, then ktrepl.ko's load without a
+# module line.
+start_test "modules=0"
 rmmod brd
 taskset -c "$(cpus_of $M)" insmod $X/brd.ko rd_nr=1 rd_size=16384
 mkdosfs /dev/ram0 >/dev/null 2>&1
 load_fs "$(cpus_of $M)"
+want="$(load_fs_log "$(cpus_of $M)" | grep '^% ')
+$(load_log /lib/modules/ktrepl.ko modules=0 | grep -v ' replicated: ')"
+log_cmd insmod /lib/modules/ktrepl.ko modules=0
 check "insmod ktrepl.ko modules=0 (from the master node's CPUs)" \
 	taskset -c "$(cpus_of $M)" insmod /lib/modules/ktrepl.ko modules=0
 check "modules=0: nothing listed, no module copies" \
@@ -230,6 +301,8 @@ check "modules=0: nothing listed, no module copies" \
 check "a vfat ramdisk mounts again" mount -t vfat /dev/ram0 /mnt/f
 top_under_io top_off
 umount /mnt/f
-check "rmmod ktrepl (modules=0)" rmmod ktrepl
+check "rmmod ktrepl (modules=0)" logged rmmod ktrepl
+check_log "no module line" "$want
+$(unload_log)"
 check_dmesg_clean
 done_testing
