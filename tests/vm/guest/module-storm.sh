@@ -3,14 +3,24 @@
 # disabled ROUNDS times while the workers run on their node's tables.
 # MODE=control runs the same storm without ktrepl.ko, so that what the
 # emulator does on its own is seen beside what the module adds.
+#
+# TEST: storm
+# - insmod ktrepl.ko activation=workload, and start the workers
+# - the storm: ROUNDS rounds of the function tracer on and off
+# - the replicas equal the master, verify is healthy, the workers stop
+# - rmmod
+# Expected log: the load's and the unload's, nothing in between (every
+# one of the storm's patches reaches the replicas without a message).
 . /lib.sh
 T=/sys/kernel/tracing
 MODE=${MODE:-module}
 ROUNDS=${ROUNDS:-5}
 mount -t tracefs nodev $T 2>/dev/null
 now() { cut -d. -f1 /proc/uptime; }
+start_test "storm"
 if [ "$MODE" = module ]; then
-	check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
+	want=$(load_log /lib/modules/ktrepl.ko activation=workload)
+	check "insmod ktrepl.ko" logged insmod /lib/modules/ktrepl.ko activation=workload
 	check "workers start on node tables" sh -c "echo start > $D/workload_ctl"
 	sleep 1
 	emit before cat $D/tasks
@@ -35,7 +45,9 @@ if [ "$MODE" = module ]; then
 	check "replicas identical to the master (diff exits 0)" ktrepl-dump diff
 	check "verify: healthy" ktrepl-dump --verify
 	check "workers stop" sh -c "echo stop > $D/workload_ctl"
-	check "rmmod ktrepl" rmmod ktrepl
+	check "rmmod ktrepl" logged rmmod ktrepl
+	check_log "the load's log, the unload's, nothing between" "$want
+$(unload_log)"
 fi
 # a stall report carries "BUG: soft lockup" and a call trace: judged above,
 # by the host; any other WARN, BUG or oops fails here
