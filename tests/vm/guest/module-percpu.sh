@@ -3,7 +3,8 @@
 # coherent under a storm, node tables fresh under module loads, forks and
 # vmalloc, CPUs back after hotplug and CPU PM exit, and clean unloads.
 # FULL=1 runs the storm, the freshness and the cycles; STORM_S and
-# CYCLES size them (the host sets all three).
+# CYCLES size them (the host sets all three). Scenarios, each with its
+# kernel log (lib.sh: start_test, check_log).
 . /lib.sh
 FULL=${FULL:-0}
 STORM_S=${STORM_S:-20}
@@ -43,7 +44,15 @@ if [ "$FULL" = 1 ]; then
 		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*detected.*stall'"
 fi
 
-check "insmod ktrepl-test.ko (default activation)" insmod /lib/modules/ktrepl-test.ko fault_inject=1
+# TEST: load
+# - insmod the test build: activation percpu, every CPU's TTBR1 on its
+#   node's root, every replica on its node's memory, verify healthy
+# - a user workload does not move any CPU off its root
+# Expected log: load_log's.
+want=$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)
+start_test "load"
+check "insmod ktrepl-test.ko (default activation)" \
+	logged insmod /lib/modules/ktrepl-test.ko fault_inject=1
 emit summary cat $S
 check "activation is percpu" test "$(head -n1 $S | kv activation)" = percpu
 emit pgds cat $D/pgds
@@ -58,8 +67,19 @@ start_load
 sleep 2
 check "under a user workload every CPU stays on its node's root" cpus_on_their_roots
 stop_load
+check_log "the load's log" "$want"
 
+# TEST: storm (FULL=1)
+# - every kind of core-text patching for STORM_S seconds under load, a
+#   kprobe armed through it: it fires on every node's CPUs, nothing was
+#   missed, the audit repaired nothing, verify is healthy
+# Expected log: none.
+# TEST: freshness (FULL=1)
+# - zram (with what it needs) and dummy loaded, run on every CPU and
+#   unloaded three times, then a fork storm: every table level fresh
+# Expected log: each module's replication and release.
 if [ "$FULL" = 1 ]; then
+	start_test "storm"
 	# the storm; a kprobe armed through all of it must then fire on the
 	# CPUs of every node (its brk reached every replica)
 	add_kprobe kthit
@@ -97,26 +117,48 @@ if [ "$FULL" = 1 ]; then
 		verify_healthy
 	check "kernel log clean after the storm" \
 		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*detected.*stall'"
+	check_log "the storm's patches log nothing" ""
+
+	start_test "freshness"
+	want=
 
 	# freshness: other modules (zram's code runs on every CPU), forks,
 	# vmalloc (zram tables, module text, vmap'd stacks)
 	# built in on 6.12: no file then
 	for m in zsmalloc lzo lzo-rle; do
-		[ -f /lib/modules/$m.ko ] && insmod /lib/modules/$m.ko
+		[ -f /lib/modules/$m.ko ] || continue
+		logged insmod /lib/modules/$m.ko
+		want="$want
+% insmod /lib/modules/$m.ko
+ktrepl: module $(echo $m | tr - _) replicated: * KiB of text and rodata per node"
 	done
 	for i in 1 2 3; do
-		insmod /lib/modules/zram.ko num_devices=1
+		logged insmod /lib/modules/zram.ko num_devices=1
 		echo 64M > /sys/block/zram0/disksize
 		for c in $(seq 0 $(($(nproc) - 1))); do
 			taskset -c $c dd if=/bin/busybox of=/dev/zram0 bs=64k \
 				seek=$((c * 32)) count=16 2>/dev/null &
 		done
 		wait
-		rmmod zram
-		insmod /lib/modules/dummy.ko numdummies=4
-		rmmod dummy
+		logged rmmod zram
+		logged insmod /lib/modules/dummy.ko numdummies=4
+		logged rmmod dummy
+		want="$want
+% insmod /lib/modules/zram.ko num_devices=1
+ktrepl: module zram replicated: * KiB of text and rodata per node
+% rmmod zram
+ktrepl: module zram: replicas freed
+% insmod /lib/modules/dummy.ko numdummies=4
+ktrepl: module dummy replicated: * KiB of text and rodata per node
+% rmmod dummy
+ktrepl: module dummy: replicas freed"
 	done
-	[ -f /lib/modules/zsmalloc.ko ] && rmmod zsmalloc
+	if [ -f /lib/modules/zsmalloc.ko ]; then
+		logged rmmod zsmalloc
+		want="$want
+% rmmod zsmalloc
+ktrepl: module zsmalloc: replicas freed"
+	fi
 	check "modules loaded, run on every CPU, unloaded: no oops" \
 		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops'"
 	i=0
@@ -129,9 +171,14 @@ if [ "$FULL" = 1 ]; then
 	check "after a fork storm and vmalloc churn: every table level fresh" \
 		verify_healthy
 	emit summary2 head -n1 $S
+	check_log "each module's replication and release" "$want"
 fi
 
-# hotplug: every non-boot CPU offline and online under load
+# TEST: hotplug
+# - every non-boot CPU offline and online under load: each back on its
+#   node's root
+# Expected log: none.
+start_test "hotplug"
 start_load
 for c in $(seq 1 $(($(nproc) - 1))); do
 	echo 0 > /sys/devices/system/cpu/cpu$c/online
@@ -141,8 +188,17 @@ stop_load
 emit pgds_hotplug cat $D/pgds
 check "after offline and online of every CPU, each is on its node's root" \
 	cpus_on_their_roots
+check_log "hotplug logs nothing" ""
 
-# CPU PM exit: firmware's revert to swapper_pg_dir, then the notifiers
+# TEST: CPU PM exit and a stale entry
+# - a CPU reverted to swapper_pg_dir as firmware does at a power-down
+#   exit: CPU_PM_EXIT puts it back on its node's root
+# - a stale entry in a node's copy of a master table: verify exits 1 and
+#   names the node, the level and the VA
+# - rmmod: every CPU back on swapper_pg_dir, every page freed
+# Expected log: the first inject's taint note, the stale entry's inject
+# line, the unload.
+start_test "CPU PM exit and a stale entry"
 R=$(grep 'role=replica' $S | head -n1 | kv node)
 r0=$(head -n1 $S | kv reinstalls)
 check "a CPU of node $R reverted as by a power-down exit" \
@@ -160,8 +216,11 @@ check "stale table entry: verify exits 1" test $rc = 1
 check "and names node $R, the level and the VA" \
 	grep -Eq "^stale-table: node $R level [0-9] entry [0-9]+ \(va 0x[0-9a-f]+\)" /tmp/v
 
-check "rmmod ktrepl" rmmod ktrepl
+check "rmmod ktrepl" logged rmmod ktrepl
 check "every CPU back on swapper_pg_dir, every page freed" all_freed
+check_log "the injects' and the unload's log" "ktrepl: fault injection: tainting the kernel (TAINT_TEST)
+ktrepl: inject: node $R level * entry * (va 0x*) now differs from the master's
+$(unload_log)"
 
 # Memory hot-remove would free tables the node copies point at. Find a
 # block this kernel can offline without ktrepl; with it, that is refused.
@@ -174,30 +233,48 @@ for b in /sys/devices/system/memory/memory[0-9]*; do
 		break
 	fi
 done
+# TEST: memory hot-remove (where a block can be offlined)
+# - with ktrepl loaded, offlining it is refused by ktrepl's memory
+#   notifier; after rmmod it goes offline and back
+# Expected log: the load's, the refusal, the unload's.
 if [ -n "$B" ]; then
-	insmod /lib/modules/ktrepl.ko
+	want=$(load_log /lib/modules/ktrepl.ko)
+	start_test "memory hot-remove"
+	logged insmod /lib/modules/ktrepl.ko
 	check "with ktrepl loaded, offlining ${B##*/} is refused" \
 		sh -c "! echo offline > $B/state 2>/dev/null"
 	check "by ktrepl's memory notifier (vetoes=$(head -n1 $S | kv vetoes))" \
 		test "$(head -n1 $S | kv vetoes)" -gt 0
-	rmmod ktrepl
+	logged rmmod ktrepl
 	check "after rmmod, ${B##*/} goes offline and back" \
 		sh -c "echo offline > $B/state && echo online > $B/state"
+	check_log "the refusal is logged" "$want
+ktrepl: memory offline refused: every CPU runs on node tables that hot-remove would leave pointing at freed tables (rmmod ktrepl first)
+$(unload_log)"
 else
 	echo "# no memory block can be offlined here, even without ktrepl"
 fi
 
+# TEST: cycles (FULL=1)
+# - CYCLES load/unload cycles under load, each freeing what it allocated
+# Expected log: every cycle's load and unload, the same each time.
 if [ "$FULL" = 1 ]; then
+	start_test "cycles"
+	cycle=$(load_log /lib/modules/ktrepl.ko; unload_log)
+	want=
 	start_load
 	i=0
 	while [ $i -lt "$CYCLES" ]; do
-		insmod /lib/modules/ktrepl.ko || break
-		rmmod ktrepl || break
+		logged insmod /lib/modules/ktrepl.ko || break
+		logged rmmod ktrepl || break
+		want="$want
+$cycle"
 		i=$((i + 1))
 	done
 	stop_load
 	check "$i of $CYCLES load/unload cycles under load" test $i = "$CYCLES"
 	check "every cycle freed what it allocated" all_freed
+	check_log "every cycle's log is the first's" "$want"
 fi
 check_dmesg_clean
 done_testing
