@@ -182,6 +182,18 @@ def check_syscalls(arch, lines, ncpu_nodes):
            "; ".join(errs)[:2000])
     if arch != "x86_64":
         return  # the plain costs run is x86_64's alone (time)
+    ctl = (ktvm.json_records(tap, lines, "costs_ctl") or [{}])[0]
+    cc = ctl.get("costs") or {}
+    tap.ok(cc.get("control") is True and
+           "neither arm" in str((cc.get("load_ns") or {}).get("reason")) and
+           "neither arm" in str((cc.get("memory") or {}).get("reason")) and
+           all(isinstance((cc.get(k) or {}).get("value"), (int, float))
+               for k in ("ftrace_ns", "ftrace_loaded_ns", "static_key_ns",
+                         "static_key_loaded_ns")) and
+           "noise alone" in cc.get("verdict", ""),
+           f"{arch}: costs --control: both arms measured without "
+           "ktrepl.ko, what needs it not measured, the verdict says so",
+           json.dumps(cc)[:1500])
     plain = "\n".join(ktvm.records(lines, "costs"))
     tap.ok("costs: ktrepl.ko activation=" in plain and "verdict:" in plain
            and "total KiB" in plain,

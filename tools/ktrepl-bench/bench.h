@@ -191,6 +191,7 @@ struct bench_mem_node {
 
 struct bench_costs {
 	bool ran;
+	bool control;		/* --control: ktrepl.ko in neither arm */
 	char activation[32];
 	char mem_reason[256];	/* "": nodes[] valid */
 	int nr_mem;
@@ -213,8 +214,8 @@ bool bench_module_loaded(const char *name);
 void bench_report(struct kt_out *out, const struct bench_opts *o,
 		  const struct bench_machine *m, const struct bench_result *r,
 		  size_t nr, const struct bench_costs *costs);
-void bench_costs_verdict(const struct bench_machine *m, char *buf,
-			 size_t len);
+void bench_costs_verdict(const struct bench_machine *m,
+			 const struct bench_costs *c, char *buf, size_t len);
 
 /* the progress line, on a terminal only */
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -340,6 +340,29 @@ static void memory_cost(struct bench_costs *c, const struct kt_state *st)
 	c->mem_reason[0] = '\0';
 }
 
+/*
+ * --control: ktrepl.ko in neither arm, so each "loaded" figure is the
+ * first one measured again, and their difference is what the noise alone
+ * gives. What needs the module loaded is not measured.
+ */
+static void control_costs(struct bench_costs *c, struct bench_cost *ft_off,
+			  struct bench_cost *ft_on, int ftrace_reps)
+{
+	static const char why[] = "--control: ktrepl.ko is loaded in neither arm";
+	size_t i;
+
+	snprintf(c->mem_reason, sizeof(c->mem_reason), "%s", why);
+	snprintf(c->activation, sizeof(c->activation), "none (control)");
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->c[i].name, "load_ns") ||
+		    !strncmp(c->c[i].name, "pingpong_", 9))
+			copy_reason(&c->c[i], why);
+	if (ft_off->reason[0] && strcmp(ft_off->reason, "not measured"))
+		copy_reason(ft_on, ft_off->reason);
+	else
+		ftrace_cost(ft_on, ftrace_reps);
+}
+
 int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 		    struct bench_costs *c, struct kt_err *err)
 {
@@ -355,11 +378,16 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->mem_reason, sizeof(c->mem_reason), "not measured");
+	c->control = o->control;
 	load = add_cost(c, "load_ns", "ktrepl.ko load, call to return (median)", "ns");
 	ft_off = add_cost(c, "ftrace_ns", "function tracer on then off, ktrepl.ko not loaded", "ns");
-	ft_on = add_cost(c, "ftrace_loaded_ns", "function tracer on then off, ktrepl.ko loaded", "ns");
+	ft_on = add_cost(c, "ftrace_loaded_ns", o->control ?
+			 "function tracer on then off, second arm (not loaded)" :
+			 "function tracer on then off, ktrepl.ko loaded", "ns");
 	sk_off = add_cost(c, "static_key_ns", "static key enable then disable, ktrepl.ko not loaded", "ns");
-	sk_on = add_cost(c, "static_key_loaded_ns", "static key enable then disable, ktrepl.ko loaded", "ns");
+	sk_on = add_cost(c, "static_key_loaded_ns", o->control ?
+			 "static key enable then disable, second arm (not loaded)" :
+			 "static key enable then disable, ktrepl.ko loaded", "ns");
 	pp_bound = add_cost(c, "pingpong_bound_ns", "pipe round trip, both confined to node 0 (bound)", "ns");
 	pp_unbound = add_cost(c, "pingpong_unbound_ns", "pipe round trip, every CPU allowed (unbound)", "ns");
 	pp_ratio = add_cost(c, "pingpong_ratio", "bound / unbound round trip", "ratio");
@@ -373,9 +401,8 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 				  BENCH_TEXT_MODULE, BENCH_TEXT_MODULE);
 
 	ftrace_cost(ft_off, ftrace_reps);
-
 	/* ktrepl.ko's loads, without the 32 MiB bench module in the way */
-	for (i = 0; i < reps; i++) {
+	for (i = 0; !o->control && i < reps; i++) {
 		ret = bench_load_ktrepl(&e, &t[i], err);
 		if (ret)
 			goto out;
@@ -398,7 +425,10 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 			goto out;
 		bench_progress("costs: load %d of %d", i + 1, reps);
 	}
-	set_value(load, median(t, reps));
+	if (o->control)
+		control_costs(c, ft_off, ft_on, ftrace_reps);
+	else
+		set_value(load, median(t, reps));
 
 	/* the static key: its site lies in the bench module's text */
 	bench_ok = !load_bench(&e, &berr);
@@ -408,10 +438,14 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 		copy_reason(sk_on, sk_off->reason);
 	} else {
 		static_key_cost(sk_off, reps);
-		ret = bench_load_ktrepl(&e, NULL, err);
-		if (!ret) {
+		if (o->control) {
 			static_key_cost(sk_on, reps);
-			ret = bench_unload_ktrepl(&e, err);
+		} else {
+			ret = bench_load_ktrepl(&e, NULL, err);
+			if (!ret) {
+				static_key_cost(sk_on, reps);
+				ret = bench_unload_ktrepl(&e, err);
+			}
 		}
 		if (bench_module_unload(BENCH_TEXT_MODULE, &berr))
 			fprintf(stderr, "ktrepl-bench: warning: %s\n",

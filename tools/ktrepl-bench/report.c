@@ -313,9 +313,13 @@ static void json_result(struct json_writer *jw, const struct bench_result *r,
 	jsonw_end_object(jw);
 }
 
-void bench_costs_verdict(const struct bench_machine *m, char *buf, size_t len)
+void bench_costs_verdict(const struct bench_machine *m,
+			 const struct bench_costs *c, char *buf, size_t len)
 {
-	if (m->emulated)
+	if (c->control)
+		snprintf(buf, len, "control (ktrepl.ko in neither arm): each second figure against the first is the noise alone%s",
+			 m->emulated ? "; EMULATED: the times mean nothing on hardware" : "");
+	else if (m->emulated)
 		snprintf(buf, len, "EMULATED (%s): the times mean nothing about replication on hardware; the memory figures hold",
 			 m->hypervisor);
 	else
@@ -332,6 +336,7 @@ static void json_costs(struct json_writer *jw, const struct bench_machine *m,
 	jsonw_name(jw, "costs");
 	jsonw_start_object(jw);
 	jsonw_bool_field(jw, "emulated", m->emulated);
+	jsonw_bool_field(jw, "control", c->control);
 	jsonw_name(jw, "activation");
 	if (c->activation[0])
 		jsonw_string(jw, c->activation);
@@ -380,7 +385,7 @@ static void json_costs(struct json_writer *jw, const struct bench_machine *m,
 			jsonw_null(jw);
 		jsonw_end_object(jw);
 	}
-	bench_costs_verdict(m, verdict, sizeof(verdict));
+	bench_costs_verdict(m, c, verdict, sizeof(verdict));
 	jsonw_string_field(jw, "verdict", verdict);
 	jsonw_end_object(jw);
 }
@@ -439,7 +444,7 @@ static void costs_text(FILE *fp, const struct bench_machine *m,
 		fprintf(fp, md ? "- %s: %s\n" : "  %-56s %s\n", c->c[i].what,
 			val);
 	}
-	bench_costs_verdict(m, verdict, sizeof(verdict));
+	bench_costs_verdict(m, c, verdict, sizeof(verdict));
 	fprintf(fp, md ? "\n**Verdict:** %s\n" : "\nverdict: %s\n", verdict);
 }
 

@@ -60,6 +60,8 @@ if [ "$(uname -m)" = x86_64 ]; then
 	t0=$(now_ms)
 	emit costs ktrepl-bench --quick --module $K --bench-module $B costs
 	echo "COSTS-MS $(($(now_ms) - t0))"
+	# and costs' A/A control: without ktrepl.ko in either arm
+	emit costs_ctl ktrepl-bench --quick -j --control --bench-module $B costs
 fi
 check "the runs left nothing loaded" \
 	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
