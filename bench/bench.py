@@ -59,7 +59,8 @@ def boot(script, topo, dump=None, arch="x86_64", files=None, cmdline=""):
     path = os.path.join(HERE, "guest", script)
     if dump:
         lines, error = ktvm.dump_guest(path, [(dump, "elf")], topo=topo,
-                                       tools=[DUMP], timeout=900)
+                                       tools=[DUMP], timeout=900,
+                                       cmdline=cmdline)
         if error:
             sys.exit(f"bench: {error}")
         return lines
@@ -234,7 +235,8 @@ def load_bench():
 def load_bench_one(topo, cmdline):
     label = f"{topo}{', ' + cmdline if cmdline else ''}"
     lines = boot("load.sh", topo, cmdline=cmdline)
-    loads = [kv(x) for x in records(lines, "load")]
+    loads = [x for x in (kv(y) for y in records(lines, "load"))
+             if int(x.get("memcpy_ns", 0))]
     if not loads:
         print(f"load [{label}]: the guest gave no figures")
         return
@@ -255,11 +257,12 @@ def load_bench_one(topo, cmdline):
           f"hooking the patcher {hook / 1e6:.1f} ms; per-node overhead "
           f"{[round(o / 2**20, 1) for o in over]} MiB")
     # each step against its own load's memcpy, median over the loads
-    steps = [kv(x) for x in records(lines, "steps")]
+    steps = [x for x in (kv(y) for y in records(lines, "steps"))
+             if int(x.get("memcpy", 0))]
     if steps:
         names = [k for k in steps[0] if k != "memcpy"]
         med = {k: statistics.median(int(x.get(k, 0)) / int(x["memcpy"])
-                                    for x in steps if int(x["memcpy"]))
+                                    for x in steps)
                for k in names}
         print(f"load [{label}] by step, median of {len(steps)} (x its "
               "load's memcpy): " +
@@ -286,11 +289,12 @@ def scaling_bench():
         # grows less than linearly: its fixed costs)
         one = statistics.median(int(r["raw1_ns"]) for r in runs)
         every = statistics.median(int(r["raw_ns"]) for r in runs)
-        times = [kv(x) for x in records(lines, "vtimes")]
+        # a round whose verify could not open its target has no times
+        times = [t for t in (kv(x) for x in records(lines, "vtimes")) if t]
         split = ", ".join(
-            f"{k} {statistics.median(float(t[k]) for t in times):.0f}"
+            f"{k} {statistics.median(float(t[k]) for t in times if k in t):.0f}"
             for k in times[0] if k not in ("compared_bytes", "tables")) \
-            if times and times[0] else "?"
+            if times else "?"
         print(f"verify scaling [{topo}]: where it goes (ms, median): {split}")
         print(f"verify scaling [{topo}]: {v / 1e6:.0f} ms, one node's raw "
               f"read {one / 1e6:.0f} ms (all {nodes}: {every / 1e6:.0f} "
