@@ -502,7 +502,7 @@ def run_guest(tap, arch, topology, script, tools=(), name=None, files=None,
 
 
 def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
-               tools=(), timeout=300, files=None, kernel=None):
+               tools=(), timeout=300, files=None, kernel=None, cmdline=""):
     """Boot, run script until it prints KTREPL-READY-FOR-DUMP (or, with
     panic, until the kernel panics), and dump memory to every (path,
     format) in cores. Returns (console lines up to that point, error);
@@ -512,7 +512,7 @@ def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
                     kernel=kernel)
     try:
         with Guest(arch, topo, initrd, timeout=timeout,
-                   keep_panicked=panic, kernel=kernel) as g:
+                   keep_panicked=panic, kernel=kernel, cmdline=cmdline) as g:
             try:
                 if panic:
                     end, _ = g.wait_panic()

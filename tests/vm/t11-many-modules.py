@@ -75,8 +75,10 @@ def run(kernel):
     with open(os.path.join(HERE, "guest", "many-modules.sh")) as src, \
             open(script, "w") as dst:
         dst.write(src.read().replace("WANT=${WANT:-400}", f"WANT={WANT}"))
+    # the scenario's log is hundreds of lines past the boot's
     lines, error = ktvm.dump_guest(script, [(core, "elf")], tools=[DUMP],
-                                   files=files, kernel=kernel, timeout=1500)
+                                   files=files, kernel=kernel, timeout=1500,
+                                   cmdline="log_buf_len=4M")
     if error:
         tap.ok(False, f"{name} guest reached the dump point",
                "\n".join([error] + lines[-40:]))

@@ -10,12 +10,19 @@
 #      (healthy) and walk --region module:LAST work live;
 #   3. a byte flipped in the last module's replica is caught and named;
 #   4. the host dumps the guest and checks the same on the vmcore.
+# Expected log (lib.sh: start_test, check_log): the load's, then one
+# "module M replicated" line per module with text, in load order, and
+# nothing else (a driver that refuses to load never goes live: no line);
+# then the flip's taint note.
 . /lib.sh
 WANT=${WANT:-400}
+start_test "many modules"
+want=$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)
 check "insmod ktrepl-test.ko fault_inject=1" \
-	insmod /lib/modules/ktrepl-test.ko fault_inject=1
+	logged insmod /lib/modules/ktrepl-test.ko fault_inject=1
 n=0
 last=
+: > /tmp/loaded
 t0=$(cut -d. -f1 /proc/uptime)
 while read -r f; do
 	[ $n -ge $WANT ] && break
@@ -24,6 +31,7 @@ while read -r f; do
 	if insmod "/lib/modules/many/$f" 2>/dev/null; then
 		n=$((n + 1))
 		last=$(echo "$m" | tr - _)
+		echo "$last" >> /tmp/loaded
 	fi
 done < /lib/modules/many/list
 echo "# loaded $n modules in $(($(cut -d. -f1 /proc/uptime) - t0)) s; the last: $last"
@@ -46,6 +54,11 @@ done
 echo "# not replicated, no text:${textless:- none}"
 check "every loaded module with text but ktrepl is replicated ($reps; not:${missing:- none})" \
 	test -z "$missing"
+want="$want
+$(while read -r m; do
+	grep -q "^module=$m " $D/summary &&
+		echo "ktrepl: module $m replicated: * KiB of text and rodata per node"
+done < /tmp/loaded)"
 echo "LAST-MODULE $last"
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 echo "REPLICA-NODE $R"
@@ -73,6 +86,8 @@ if ! grep -q "$sym+0x1 \[$last\]" /tmp/v.out; then
 fi
 check "and names $sym+0x1 [$last]" grep -q "$sym+0x1 \[$last\]" /tmp/v.out
 check "and nothing else" test "$(grep -v '^verify:' /tmp/v.out | grep -c '^[a-z-]*: ')" = 1
+check_log "one line per module replicated, in load order, then the flip's" "$want
+ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 check_dmesg_clean
 done_testing
 echo "KTREPL-READY-FOR-DUMP"
