@@ -88,6 +88,22 @@ want_outcome pass check_log "log" "ktrepl: module vfat replicated: * KiB of text
 start_test "load and unload"
 _desc="a scenario run again starts from its latest marker"
 want_outcome pass check_log "log" ""
+_desc="\"...\" alone matches a log with no line"
+start_test "empty"
+want_outcome pass check_log "log" "..."
+_desc="\"...\" twice in a row is \"...\" once"
+start_test "twice"
+echo "ktrepl: a" >> "$KMSG"
+echo "ktrepl: b" >> "$KMSG"
+want_outcome pass check_log "log" "...
+...
+ktrepl: b"
+_desc="braces and backslashes are the characters themselves"
+start_test "braces"
+printf '%s\n' 'ktrepl: x{2} a\b' >> "$KMSG"
+want_outcome pass check_log "log" 'ktrepl: x{2} a\b'
+want_outcome fail check_log "log" 'ktrepl: xx a\b'
+
 T_TEST="a scenario whose marker is gone"
 _desc="a scenario whose marker has left the log fails, and says why"
 outcome check_log "log" "" > /dev/null

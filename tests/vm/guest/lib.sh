@@ -85,7 +85,9 @@ log_matches() {
 		}
 		return g > ng
 	}
-	FNR == NR { got[++ng] = $0; next }
+	FILENAME == ARGV[1] { got[++ng] = $0; next }
+	# "..." twice in a row (spliced lists) is "..." once
+	$0 == "..." && nw && want[nw] == "..." { next }
 	{ want[++nw] = $0; re[nw] = glob_re($0) }
 	END { exit !matches() }' "$1" "$2"
 }
@@ -107,30 +109,42 @@ check_log() {
 }
 
 # modules_replicated_log: the line ktrepl logs at load for each module
-# already loaded, as it walks them (/proc/modules' order)
+# already loaded, live and with text (one without is not replicated), as
+# it walks them (/proc/modules' order)
 modules_replicated_log() {
-	awk '$1 != "ktrepl" { print "ktrepl: module " $1 " replicated: * KiB of text and rodata per node" }' /proc/modules
+	awk '$1 != "ktrepl" && $5 == "Live" { print $1 }' /proc/modules |
+		while read -r _m; do
+			[ -e /sys/module/$_m/sections/.text ] &&
+				echo "ktrepl: module $_m replicated: * KiB of text and rodata per node"
+		done
+	return 0
 }
 
 # load_log PATH [PARAM...]: the log of "logged insmod PATH PARAM..." that
 # succeeds, with the activation its parameters ask for or the arch's
-# default (workload logs none: it starts on a control write). arm64 also
-# says where rodata ends and how many table pages it donated. The
+# default (workload logs none: it starts on a control write). percpu also
+# says how many table pages it donated, and a kernel whose kallsyms has
+# no data symbols where rodata ends and that VMCOREINFO is out of reach. The
 # modules loaded before are replicated during the load, and on x86_64
 # ktrepl.ko itself once it is live (the module notifier sees its own
 # load). Call it before the load: it reads /proc/modules.
 load_log() {
-	echo "% insmod $*"
-	if [ "$(uname -m)" = aarch64 ]; then
-		echo "ktrepl: rodata taken from the master's mappings: * KiB after text"
-		echo "ktrepl: copied tables pre-populated: * pages donated to the kernel's tables"
-	fi
-	modules_replicated_log
-	echo "ktrepl: load steps (us):*"
 	_act=$(echo "$*" | sed -n 's/.*activation=\([a-z]*\).*/\1/p')
 	case ${_act:-$(uname -m)} in
-	x86_64 | mm) echo "ktrepl: activation=mm: node-bound processes run on their node's tables" ;;
-	aarch64 | percpu) echo "ktrepl: activation=percpu: every CPU runs on its node's tables" ;;
+	x86_64 | mm) _act=mm ;;
+	aarch64 | percpu) _act=percpu ;;
+	esac
+	echo "% insmod $*"
+	# a kernel without KALLSYMS_ALL (Debian's arm64) lists no data symbols
+	grep -qw __start_rodata /proc/kallsyms ||
+		echo "ktrepl: rodata taken from the master's mappings: * KiB after text"
+	[ $_act = percpu ] &&
+		echo "ktrepl: copied tables pre-populated: * pages donated to the kernel's tables"
+	modules_replicated_log
+	echo "ktrepl: load steps (us):*"
+	case $_act in
+	mm) echo "ktrepl: activation=mm: node-bound processes run on their node's tables" ;;
+	percpu) echo "ktrepl: activation=percpu: every CPU runs on its node's tables" ;;
 	inactive) echo "ktrepl: activation=inactive activation_reason=*" ;;
 	esac
 	case $1 in
@@ -140,8 +154,7 @@ load_log() {
 	case " $* " in
 	*" propagate=0 "*) echo "ktrepl: dumps will not record each CPU's root at panic: patch propagation is off" ;;
 	esac
-	# Debian's arm64 kernels have no KALLSYMS_ALL: no VMCOREINFO symbols
-	[ "$(uname -m)" = aarch64 ] &&
+	grep -qw vmcoreinfo_data /proc/kallsyms ||
 		echo "ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor"
 	[ "$(uname -m)" = x86_64 ] &&
 		echo "ktrepl: module ktrepl replicated: * KiB of text and rodata per node"
