@@ -57,12 +57,17 @@ int ktr_patch_arch_start(void)
 
 void ktr_patch_arch_stop(void)
 {
+	/*
+	 * Before the probe goes: unregistering it puts back the first
+	 * bytes of the patch function, a write no hook passes on any more,
+	 * which the audit would take for a missed one (as on arm64).
+	 */
+	ktr_audit_stop();
 	if (kprobe_registered) {
 		/* waits for running handlers (synchronize_rcu inside) */
 		unregister_kretprobe(&patch_kretprobe);
 		kprobe_registered = false;
 	}
-	ktr_audit_stop();
 }
 
 u64 ktr_patch_arch_probe_misses(void)
