@@ -128,7 +128,20 @@ modules_replicated_log() {
 # modules loaded before are replicated during the load, and on x86_64
 # ktrepl.ko itself once it is live (the module notifier sees its own
 # load). Call it before the load: it reads /proc/modules.
+# kallsyms_data_syms: "rv", "r-", "-v" or "--": whether kallsyms lists
+# __start_rodata and vmcoreinfo_data (data symbols: KALLSYMS_ALL). One
+# pass, kept in a file: reading /proc/kallsyms takes seconds under
+# emulation, and load_log runs in subshells that cannot keep a variable.
+kallsyms_data_syms() {
+	[ -s /tmp/.kallsyms_data ] ||
+		awk '$3 == "__start_rodata" { r = 1 } $3 == "vmcoreinfo_data" { v = 1 }
+			END { print (r ? "r" : "-") (v ? "v" : "-") }' /proc/kallsyms \
+			> /tmp/.kallsyms_data
+	cat /tmp/.kallsyms_data
+}
+
 load_log() {
+	_syms=$(kallsyms_data_syms)
 	_act=$(echo "$*" | sed -n 's/.*activation=\([a-z]*\).*/\1/p')
 	case ${_act:-$(uname -m)} in
 	x86_64 | mm) _act=mm ;;
@@ -136,8 +149,10 @@ load_log() {
 	esac
 	echo "% insmod $*"
 	# a kernel without KALLSYMS_ALL (Debian's arm64) lists no data symbols
-	grep -qw __start_rodata /proc/kallsyms ||
-		echo "ktrepl: rodata taken from the master's mappings: * KiB after text"
+	case $_syms in
+	r*) ;;
+	*) echo "ktrepl: rodata taken from the master's mappings: * KiB after text" ;;
+	esac
 	[ $_act = percpu ] &&
 		echo "ktrepl: copied tables pre-populated: * pages donated to the kernel's tables"
 	modules_replicated_log
@@ -154,8 +169,10 @@ load_log() {
 	case " $* " in
 	*" propagate=0 "*) echo "ktrepl: dumps will not record each CPU's root at panic: patch propagation is off" ;;
 	esac
-	grep -qw vmcoreinfo_data /proc/kallsyms ||
-		echo "ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor"
+	case $_syms in
+	?v) ;;
+	*) echo "ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor" ;;
+	esac
 	[ "$(uname -m)" = x86_64 ] &&
 		echo "ktrepl: module ktrepl replicated: * KiB of text and rodata per node"
 	return 0
