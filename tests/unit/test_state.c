@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "desc_seal.h"
+#include "desc_build.h"
 #include "ktrepl_desc.h"
 #include "rawimg.h"
 #include "state.h"
@@ -432,8 +432,9 @@ static void test_descriptor_damage(const uint8_t *good, size_t len,
 
 
 /* module i of the large-server tests: text, then its rodata apart (6.4+) */
-#define MOD_TEXT(i) (0xffffffffc0000000ULL + (uint64_t)(i) * 0x10000)
-#define MOD_RODATA(i) (0xffffffffe0000000ULL + (uint64_t)(i) * 0x10000)
+#define MOD_STRIDE 0x10000ULL
+#define MOD_TEXT(i) (0xffffffffc0000000ULL + (uint64_t)(i) * MOD_STRIDE)
+#define MOD_RODATA(i) (0xffffffffe0000000ULL + (uint64_t)(i) * MOD_STRIDE)
 
 /*
  * A server with n modules: n module records in summary (two regions
@@ -573,87 +574,17 @@ static void test_many_modules(void)
 static uint8_t *synth_descriptor(unsigned int slots, unsigned int used,
 				 unsigned int omitted, bool old, size_t *len)
 {
-	size_t hdr = sizeof(struct ktrepl_desc);
-	size_t off = hdr, size;
-	struct ktrepl_desc *d;
-	struct ktrepl_desc_node *nodes;
-	struct ktrepl_desc_region *regions;
-	struct ktrepl_desc_module *mods;
-	struct ktrepl_desc_module_rodata *ro;
-	int32_t *cpu_node;
-	uint8_t *buf;
-	unsigned int i;
+	const struct fx_desc_spec spec = {
+		.activation = "percpu", .root0 = 0x1000, .node_stride = 0x400000,
+		.mod_slots = slots, .mods_used = used, .mod_name = "mod",
+		.mod_digits = 4, .mod_text = MOD_TEXT(0),
+		.mod_rodata = MOD_RODATA(0), .mod_stride = MOD_STRIDE,
+		.modules_omitted = old ? 0 : omitted,
+		.flags = old ? 0 : KTREPL_DESC_F_MODULES_COUNTED,
+		.failsafe = !old,
+	};
 
-	size = hdr + 2 * sizeof(*nodes) + 2 * sizeof(*regions) +
-	       2 * sizeof(*cpu_node) + slots * (sizeof(*mods) + sizeof(*ro));
-	size = (size + 4095) & ~(size_t)4095;
-	buf = calloc(1, size);
-	if (!buf)
-		return NULL;
-	d = (void *)buf;
-	memcpy(d->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
-	d->abi = 1;
-	strcpy(d->arch, "x86_64");
-	strcpy(d->activation, "percpu");
-	d->paging_levels = 4;
-	d->va_bits = 48;
-	d->page_shift = 12;
-	d->master_node = 0;
-	d->propagate = 1;
-	d->nr_nodes = 2;
-	d->nr_regions = 2;
-	d->nr_cpus = 2;
-	d->master_root_pa = 0x1000;
-	d->nodes_off = off;
-	nodes = (void *)(buf + off);
-	for (i = 0; i < 2; i++)
-		nodes[i] = (struct ktrepl_desc_node){
-			.nid = i, .memory_nid = i, .has_memory = 1,
-			.role = i ? KTREPL_DESC_ROLE_REPLICA :
-				    KTREPL_DESC_ROLE_MASTER,
-			.root_pa = 0x1000 + i * 0x400000,
-			.mem_start = i * 0x400000, .mem_end = (i + 1) * 0x400000,
-		};
-	off += 2 * sizeof(*nodes);
-	d->regions_off = off;
-	regions = (void *)(buf + off);
-	regions[0] = (struct ktrepl_desc_region){ "text", 0xffffffff81000000ULL,
-						  0xffffffff82000000ULL };
-	regions[1] = (struct ktrepl_desc_region){ "rodata", 0xffffffff82000000ULL,
-						  0xffffffff82800000ULL };
-	off += 2 * sizeof(*regions);
-	d->extents_off = off;
-	d->cpu_node_off = off;
-	cpu_node = (void *)(buf + off);
-	cpu_node[0] = 0;
-	cpu_node[1] = 1;
-	off += 2 * sizeof(*cpu_node);
-	d->tasks_off = off;
-	d->nr_modules = slots;
-	d->modules_off = off;
-	mods = (void *)(buf + off);
-	off += slots * sizeof(*mods);
-	d->module_rodata_off = off;
-	ro = (void *)(buf + off);
-	off += slots * sizeof(*ro);
-	for (i = 0; i < used; i++) {
-		snprintf(mods[i].name, sizeof(mods[i].name), "mod%04u", i);
-		mods[i].start = MOD_TEXT(i);
-		mods[i].text_end = mods[i].end = MOD_TEXT(i) + 0x4000;
-		mods[i].orig_node = 0;
-		ro[i].start = MOD_RODATA(i);
-		ro[i].end = MOD_RODATA(i) + 0x2000;
-	}
-	if (!old) {
-		d->modules_omitted = omitted;
-		d->flags = KTREPL_DESC_F_MODULES_COUNTED;
-		d->failsafe = 3;
-		d->failsafe_active = 1;
-		strcpy(d->failsafe_reason, "mirror_missed");
-	}
-	d->size = off;
-	*len = size;
-	return buf;
+	return fx_build_descriptor(&spec, len);
 }
 
 static int load_synth(struct kt_state *st, unsigned int slots,

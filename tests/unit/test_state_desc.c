@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "desc_seal.h"
+#include "desc_build.h"
 #include "fixture_path.h"
 #include "ktrepl_desc.h"
 #include "rawimg.h"
@@ -284,96 +284,26 @@ static void test_doc(void)
 #define NODE_ID0 2
 #define ROOT(i) (0x100001000ULL + (uint64_t)(i) * 0x100000000ULL)
 
+static const struct ktrepl_desc_bound bound42 = {
+	.pid = 42, .node = NODE_ID0 + 1, .root_pa = ROOT(1), .comm = "bound42"
+};
+
 static uint8_t *build_descriptor(uint32_t hdr_end, bool counted, size_t *len)
 {
-	struct ktrepl_desc h = { .abi = 1 };
-	size_t size = 4 * 4096, off = hdr_end;
-	struct ktrepl_desc_node *nodes;
-	struct ktrepl_desc_region *regions;
-	struct ktrepl_desc_bound *bound;
-	struct ktrepl_desc_module *mods;
-	struct ktrepl_desc_module_rodata *ro;
-	uint64_t *panic_root;
-	int32_t *cpu_node;
-	uint8_t *buf = calloc(1, size);
-	int i;
+	const struct fx_desc_spec spec = {
+		.hdr_end = hdr_end, .buf_size = 4 * 4096, .activation = "mm",
+		.node0 = NODE_ID0, .root0 = ROOT(0), .mem0 = ROOT(0),
+		.node_stride = ROOT(1) - ROOT(0), .overhead = 0x100005000ULL,
+		.bound = &bound42, .nr_bound = 1,
+		.mod_slots = 2, .mods_used = 1, .mod_name = "mod", .mod_digits = 1,
+		.mod_text = 0xffffffffc0000000ULL,
+		.mod_rodata = 0xffffffffc0100000ULL,
+		.modules_omitted = 7,
+		.flags = counted ? KTREPL_DESC_F_MODULES_COUNTED : 0,
+		.failsafe = true, .panic_roots = true, .seal_pa = DESC_PA,
+	};
 
-	if (!buf)
-		return NULL;
-	memcpy(h.magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
-	strcpy(h.arch, "x86_64");
-	strcpy(h.activation, "mm");
-	h.paging_levels = 4;
-	h.va_bits = 48;
-	h.page_shift = 12;
-	h.master_node = NODE_ID0;
-	h.propagate = 1;
-	h.nr_nodes = 2;
-	h.nr_regions = 2;
-	h.nr_cpus = 2;
-	h.master_root_pa = ROOT(0);
-	h.nodes_off = off;
-	nodes = (void *)(buf + off);
-	for (i = 0; i < 2; i++)
-		nodes[i] = (struct ktrepl_desc_node){
-			.nid = NODE_ID0 + i, .memory_nid = NODE_ID0 + i,
-			.has_memory = 1,
-			.role = i ? KTREPL_DESC_ROLE_REPLICA :
-				    KTREPL_DESC_ROLE_MASTER,
-			.root_pa = ROOT(i), .overhead = 0x100005000ULL,
-			.mem_start = (i + 1) * 0x100000000ULL + 0x1000,
-			.mem_end = (i + 2) * 0x100000000ULL + 0x1000,
-		};
-	off += 2 * sizeof(*nodes);
-	h.regions_off = off;
-	regions = (void *)(buf + off);
-	regions[0] = (struct ktrepl_desc_region){ "text", 0xffffffff81000000ULL,
-						  0xffffffff82000000ULL };
-	regions[1] = (struct ktrepl_desc_region){ "rodata", 0xffffffff82000000ULL,
-						  0xffffffff82800000ULL };
-	off += 2 * sizeof(*regions);
-	h.extents_off = off;
-	h.cpu_node_off = off;
-	cpu_node = (void *)(buf + off);
-	cpu_node[0] = NODE_ID0;
-	cpu_node[1] = NODE_ID0 + 1;
-	off += 2 * sizeof(*cpu_node);
-	h.tasks_off = off;
-	h.bound_off = off;
-	h.nr_bound = 1;
-	bound = (void *)(buf + off);
-	bound[0] = (struct ktrepl_desc_bound){ .pid = 42, .node = NODE_ID0 + 1,
-					       .root_pa = ROOT(1),
-					       .comm = "bound42" };
-	off += sizeof(*bound);
-	h.modules_off = off;
-	h.nr_modules = 2;
-	mods = (void *)(buf + off);
-	strcpy(mods[0].name, "mod0");
-	mods[0].start = 0xffffffffc0000000ULL;
-	mods[0].text_end = mods[0].end = 0xffffffffc0004000ULL;
-	mods[0].orig_node = NODE_ID0;
-	off += 2 * sizeof(*mods);
-	h.module_rodata_off = off;
-	ro = (void *)(buf + off);
-	ro[0].start = 0xffffffffc0100000ULL;
-	ro[0].end = 0xffffffffc0102000ULL;
-	off += 2 * sizeof(*ro);
-	h.modules_omitted = 7;
-	h.flags = counted ? KTREPL_DESC_F_MODULES_COUNTED : 0;
-	h.failsafe = 3;
-	h.failsafe_active = 1;
-	strcpy(h.failsafe_reason, "mirror_missed");
-	h.panic_root_off = off;
-	panic_root = (void *)(buf + off);
-	panic_root[1] = ROOT(1);
-	off += 2 * sizeof(*panic_root);
-	h.size = off;
-	memcpy(buf, &h, hdr_end);
-	if (hdr_end >= sizeof(h))
-		fx_seal_descriptor((void *)buf, DESC_PA);
-	*len = size;
-	return buf;
+	return fx_build_descriptor(&spec, len);
 }
 
 /* whether any 4-byte word of the image where field f would be is 0 */
