@@ -174,10 +174,12 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp
 # and the tools the guests run stay unsanitized
 MAKEOVERRIDES := $(filter-out SANITIZE=%,$(MAKEOVERRIDES))
 
+# the builds of each step run in parallel; the tests of a step do not
+# (prove), except the fuzzers, FUZZ_JOBS at a time (tests/fuzz/run.sh)
 check: check-deps
-	$(MAKE) unit-check
-	$(MAKE) fuzz
-	$(MAKE) sanitize-check
+	$(MAKE) -j$(BUILD_JOBS) unit-check
+	$(MAKE) -j$(BUILD_JOBS) fuzz
+	$(MAKE) -j$(BUILD_JOBS) sanitize-check
 	KTREPL_SANITIZED_DUMP=$(SAN_DUMP) ASAN_OPTIONS=$(SAN_OPTIONS) \
 		$(MAKE) -j$(BUILD_JOBS) vm-check
 
