@@ -63,6 +63,15 @@ ARCHES = {
 _live = set()
 
 
+def arch_selected(arch):
+    """KTREPL_GUEST_ARCHES=x86_64,arm64: the arches whose guests a test
+    file boots (default: both). run-all.sh runs a timing-sensitive file's
+    x86_64 guests (one TCG thread each) beside another such file, and its
+    arm64 ones (a thread per vCPU) alone."""
+    sel = os.environ.get("KTREPL_GUEST_ARCHES", "")
+    return not sel or arch in sel.split(",")
+
+
 def _kill_all():
     for proc in list(_live):
         _kill(proc)

@@ -37,6 +37,8 @@ for arch, verifies, cycles, timeout in (
         ("x86_64", 200 if FULL else 100, 50 if FULL else 20, 900),
         ("arm64", 200 if FULL else 25, 50 if FULL else 10,
          2400 if FULL else 900)):
+    if not ktvm.arch_selected(arch):
+        continue
     name = f"[{arch} 2x2 storm]"
     path = script(verifies, cycles, STORM_S)
     tools = ([ktvm.tool("ktrepl-dump")] if arch == "x86_64"
