@@ -15,7 +15,9 @@
 KMSG=${KMSG:-/dev/kmsg}
 start_test() {
 	T_TEST=$1
-	echo "# TEST: $1"
+	# the guest's uptime: where a slow script's time goes, scenario by
+	# scenario, from any run's output
+	echo "# TEST: $1 (uptime $(cut -d' ' -f1 /proc/uptime) s)"
 	echo "<5>===== TEST: $1 =====" >> "$KMSG"
 }
 # step TEXT: a named step of the scenario, for whoever reads the output
@@ -108,6 +110,17 @@ check_log() {
 	fi
 }
 
+# module_replicated_log M / module_freed_log M: what ktrepl logs when it
+# replicates module M (at M's load, or at its own for a module already
+# loaded) and when it frees M's copies (at M's unload). M is a file name
+# or a module name: the kernel's name has "_" for "-".
+module_replicated_log() {
+	echo "ktrepl: module $(echo "$1" | tr - _) replicated: * KiB of text and rodata per node"
+}
+module_freed_log() {
+	echo "ktrepl: module $(echo "$1" | tr - _): replicas freed"
+}
+
 # modules_replicated_log: the line ktrepl logs at load for each module
 # already loaded, live and with text (one without is not replicated), as
 # it walks them (/proc/modules' order)
@@ -115,7 +128,7 @@ modules_replicated_log() {
 	awk '$1 != "ktrepl" && $5 == "Live" { print $1 }' /proc/modules |
 		while read -r _m; do
 			[ -e /sys/module/$_m/sections/.text ] &&
-				echo "ktrepl: module $_m replicated: * KiB of text and rodata per node"
+				module_replicated_log $_m
 		done
 	return 0
 }
@@ -174,7 +187,7 @@ load_log() {
 	*) echo "ktrepl: VMCOREINFO not reachable; offline tools will scan for the descriptor" ;;
 	esac
 	[ "$(uname -m)" = x86_64 ] &&
-		echo "ktrepl: module ktrepl replicated: * KiB of text and rodata per node"
+		module_replicated_log ktrepl
 	return 0
 }
 # unload_log: the log of "logged rmmod ktrepl"

@@ -57,7 +57,7 @@ check "every loaded module with text but ktrepl is replicated ($reps; not:${miss
 want="$want
 $(while read -r m; do
 	grep -q "^module=$m " $D/summary &&
-		echo "ktrepl: module $m replicated: * KiB of text and rodata per node"
+		module_replicated_log $m
 done < /tmp/loaded)"
 echo "LAST-MODULE $last"
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)

@@ -37,14 +37,14 @@ load_fs_log() {
 	for m in $FS_MODS; do
 		[ -e $X/$m.ko ] || continue
 		echo "% taskset -c $1 insmod $X/$m.ko"
-		echo "ktrepl: module $(echo $m | tr - _) replicated: * KiB of text and rodata per node"
+		module_replicated_log $m
 	done
 }
 unload_fs_log() {
 	for m in nls_ascii nls_utf8 nls_iso8859_1 nls_cp437 vfat fat; do
 		[ -e $X/$(echo $m | sed 's/8859_1/8859-1/').ko ] || continue
 		echo "% rmmod $m"
-		echo "ktrepl: module $m: replicas freed"
+		module_freed_log $m
 	done
 }
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null

@@ -130,7 +130,7 @@ if [ "$FULL" = 1 ]; then
 		logged insmod /lib/modules/$m.ko
 		want="$want
 % insmod /lib/modules/$m.ko
-ktrepl: module $(echo $m | tr - _) replicated: * KiB of text and rodata per node"
+$(module_replicated_log $m)"
 	done
 	for i in 1 2 3; do
 		logged insmod /lib/modules/zram.ko num_devices=1
@@ -145,19 +145,19 @@ ktrepl: module $(echo $m | tr - _) replicated: * KiB of text and rodata per node
 		logged rmmod dummy
 		want="$want
 % insmod /lib/modules/zram.ko num_devices=1
-ktrepl: module zram replicated: * KiB of text and rodata per node
+$(module_replicated_log zram)
 % rmmod zram
-ktrepl: module zram: replicas freed
+$(module_freed_log zram)
 % insmod /lib/modules/dummy.ko numdummies=4
-ktrepl: module dummy replicated: * KiB of text and rodata per node
+$(module_replicated_log dummy)
 % rmmod dummy
-ktrepl: module dummy: replicas freed"
+$(module_freed_log dummy)"
 	done
 	if [ -f /lib/modules/zsmalloc.ko ]; then
 		logged rmmod zsmalloc
 		want="$want
 % rmmod zsmalloc
-ktrepl: module zsmalloc: replicas freed"
+$(module_freed_log zsmalloc)"
 	fi
 	check "modules loaded, run on every CPU, unloaded: no oops" \
 		sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops'"
