@@ -2,6 +2,9 @@
 # ktrepl-top in batch mode on a real 2-node guest: without ktrepl, with
 # the per-node workload on its node's tables and on the master's, and
 # with the module unloaded under it. The host checks the figures.
+# Five scenarios, each with the kernel log it must leave (lib.sh:
+# start_test, check_log). ktrepl-top's frames count samples per second:
+# every log check comes after the frames it follows, never inside them.
 . /lib.sh
 first_cpu() {
 	cut -d, -f1 /sys/devices/system/node/node$1/cpulist | cut -d- -f1
@@ -16,7 +19,14 @@ first_frame() {
 	done
 }
 
-# without ktrepl: kernel-heavy load on every CPU, one copy of the text
+# TEST: without ktrepl
+# - kernel-heavy load on every CPU, one copy of the text: 2 frames
+#   (the host: the master node local, the other remote)
+# - ktrepl-top -b exits 0 without the module
+# - its fidelity with every CPU busy (top_fidelity: 5 frames at the
+#   default event and rate, a one-page ring that cannot keep up)
+# Expected log: none (ktrepl-top logs nothing, and no module is loaded).
+start_test "without ktrepl"
 c=0
 while [ $c -lt $ncpu ]; do
 	taskset -c $c sh -c 'while :; do cat /proc/self/stat >/dev/null; done' &
@@ -27,8 +37,15 @@ check "ktrepl-top without ktrepl.ko exits 0" ktrepl-top -b -n 1 -d 0.3
 kill $(jobs -p)
 wait 2>/dev/null
 top_fidelity
+check_log "ktrepl-top alone leaves no message" ""
 
-# bad input: each exits 2 and says why
+# TEST: bad input
+# - each of these exits 2 and says why: an unknown option, a delay of 0,
+#   a rate of 0, an unknown event, cycles without a PMU, a missing or
+#   error-reporting kcore, an unknown terminal, a debugfs of another
+#   ABI, an unprivileged user (with or without the root check)
+# Expected log: none.
+start_test "bad input"
 top_fails() {
 	want=$1
 	shift
@@ -59,19 +76,35 @@ echo "nobody:x:65534:" > /etc/group
 top_fails "perf_event_paranoid" su nobody -s /bin/sh -c "ktrepl-top -b -n 1"
 top_fails "perf_event_paranoid" su nobody -s /bin/sh -c \
 	"KTREPL_NO_ROOT_CHECK=1 ktrepl-top -b -n 1"
+check_log "refused runs leave no message" ""
 
-# ktrepl.ko arrives while ktrepl-top runs: it starts resolving through
-# the workers' tables without a restart
+# TEST: the module arrives under ktrepl-top
+# - ktrepl-top -j -n 8 in the background; once its first frame is out,
+#   insmod ktrepl.ko activation=workload and start the workers: it
+#   resolves through the workers' tables without a restart (the host
+#   reads its frames)
+# - ktrepl-dump with kcore unreadable: a copy of the state it can read,
+#   and the real /proc/kcore, which only root may open; a file that is
+#   no ELF core
+# Expected log (load_log): the background ktrepl-top, the load's (no
+# activation line: the workers start on a control write); nothing for
+# the workers or the refused dumps.
+start_test "the module arrives under ktrepl-top"
+# before ktrepl-top starts: load_log reads /proc/modules and kallsyms
+loaded=$(load_log /lib/modules/ktrepl.ko activation=workload)
+step "ktrepl-top in the background, then the module"
+log_cmd "ktrepl-top -j -n 8 -d 0.5 &"
 ktrepl-top -j -n 8 -d 0.5 >/tmp/attach.json 2>/tmp/attach.err &
 pid=$!
 # its first frame is out before the module comes (startup is slow in TCG)
 first_frame /tmp/attach.json
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
+check "insmod ktrepl.ko" logged insmod /lib/modules/ktrepl.ko activation=workload
 echo start > $D/workload_ctl
 wait $pid
 check "ktrepl-top that saw the module arrive exits 0" [ $? = 0 ]
 echo stop > $D/workload_ctl
 emit attach cat /tmp/attach.json
+step "ktrepl-dump where kcore cannot be read"
 # ktrepl-dump with kcore unreadable: a copy of the state it can read,
 # and the real /proc/kcore, which only root may open
 mkdir -p /tmp/dbgcopy
@@ -82,11 +115,21 @@ top_fails "/proc/kcore: Permission denied (reading kcore needs root)" \
 	"KTREPL_NO_ROOT_CHECK=1 ktrepl-dump --debugfs /tmp/dbgcopy verify"
 top_fails "/proc/version: not an ELF core file" \
 	ktrepl-dump --kcore /proc/version verify
+check_log "the load's log, and none for the workers or the dumps" \
+	"% ktrepl-top -j -n 8 -d 0.5 &
+$loaded"
+
+# TEST: the workload's locality
+# - the workers on their nodes' tables: 3 frames, with ktrepl-top itself
+#   on the master node, where its own kernel work is local either way,
+#   so it does not colour the other nodes' figures; the workers' tasks
+#   before and after (sampling only measures)
+# - the workers on the master's tables: 2 frames
+# Expected log: none (moving the workers logs nothing).
+start_test "the workload's locality"
 M=$(head -n1 $D/summary | kv master_node)
 MC=$(first_cpu $M)
 echo "MASTER-NODE $M"
-# ktrepl-top itself runs on the master node, where its own kernel work
-# is local either way, so it does not colour the other nodes' figures
 check "the workload starts on the nodes' tables" sh -c "echo start > $D/workload_ctl"
 sleep 1
 emit tasks_before cat $D/tasks
@@ -97,16 +140,26 @@ check "the workload moves to the master's tables" \
 sleep 1
 emit master taskset -c $MC ktrepl-top -j -n 2 -d 1
 emit tasks_master cat $D/tasks
+check_log "the workers run and move without a message" ""
 
-# the module goes away under a running ktrepl-top
+# TEST: the module leaves under ktrepl-top
+# - the workers on their tables; ktrepl-top -j -n 6 in the background on
+#   the master node; once its first frame is out, stop the workers and
+#   rmmod: it carries on, and its frames say the module is gone
+# Expected log: the background ktrepl-top and the unload's; no WARN,
+# BUG or oops in the whole run.
+start_test "the module leaves under ktrepl-top"
 echo start > $D/workload_ctl
+log_cmd "taskset -c $MC ktrepl-top -j -n 6 -d 0.5 &"
 taskset -c $MC ktrepl-top -j -n 6 -d 0.5 >/tmp/unload.json 2>/tmp/unload.err &
 pid=$!
 first_frame /tmp/unload.json
 echo stop > $D/workload_ctl
-check "rmmod ktrepl while ktrepl-top runs" rmmod ktrepl
+check "rmmod ktrepl while ktrepl-top runs" logged rmmod ktrepl
 wait $pid
 check "ktrepl-top carries on and exits 0 after the module left" [ $? = 0 ]
 emit unload cat /tmp/unload.json
+check_log "the unload's log" "% taskset -c $MC ktrepl-top -j -n 6 -d 0.5 &
+$(unload_log)"
 check_dmesg_clean
 done_testing

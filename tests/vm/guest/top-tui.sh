@@ -1,10 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 # The TUI inside tmux: screens captured after keys, for the host to check.
+#
+# TEST: TUI
+# - insmod ktrepl.ko activation=workload and start the workers
+# - ktrepl-top in a tmux pane on the master node (and this script's
+#   polling of the screen there too); once two frames are drawn, the
+#   screens after each key: the node view, h (help), c (CPUs), Down,
+#   f (functions), n 4 (sort), d 2 (delay), a 40x6 window and back, q
+#   (the host checks each screen, ktrepl-top's exit status and the
+#   terminal's modes after it)
+# - stop the workers; rmmod
+# Expected log (load_log, unload_log): the load's (no activation line:
+# the workers start on a control write) and the unload's, nothing
+# between (the TUI and tmux log nothing); checked once tmux is gone.
 . /lib.sh
 mkdir -p /dev/pts
 mount -t devpts devpts /dev/pts
 export TERM=xterm HOME=/root LANG=C.UTF-8
-check "insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko activation=workload
+start_test "TUI"
+want=$(load_log /lib/modules/ktrepl.ko activation=workload)
+check "insmod ktrepl.ko" logged insmod /lib/modules/ktrepl.ko activation=workload
 echo "set -g default-terminal screen" > /root/.tmux.conf
 echo start > $D/workload_ctl
 # as in the batch test, the tool's own kernel work stays on the master node
@@ -50,6 +65,8 @@ tmux send-keys -t t q
 pane after 2
 tmux kill-server
 echo stop > $D/workload_ctl
-check "rmmod ktrepl" rmmod ktrepl
+check "rmmod ktrepl" logged rmmod ktrepl
+check_log "the load's log and the unload's, nothing between" "$want
+$(unload_log)"
 check_dmesg_clean
 done_testing
