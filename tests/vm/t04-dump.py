@@ -231,6 +231,8 @@ panic_core = os.path.join(tmp, "panic.elf")
 plines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-panic.sh"),
                                 [(panic_core, "elf")], panic=True,
                                 tools=[DUMP])
+# the guest's scenario checks its log before it starts the workload
+tap.fold_guest("[x86_64 2x2 panic]", plines)
 plines += [f"ERROR {error}"] if error else []
 prep = next((int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
                                        for x in plines) if m), None)
@@ -336,8 +338,10 @@ tap.ok(len(cpu_lines) == 4 and
 
 # a panic unrelated to replication is not blamed on it
 clean_core = os.path.join(tmp, "clean-panic.elf")
-_, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-clean-panic.sh"),
-                           [(clean_core, "elf")], panic=True, tools=[DUMP])
+clines, error = ktvm.dump_guest(
+    os.path.join(HERE, "guest", "dump-clean-panic.sh"), [(clean_core, "elf")],
+    panic=True, tools=[DUMP])
+tap.fold_guest("[x86_64 2x2 clean panic]", clines)
 if error:
     tap.diag(f"clean panic: {error}")
 cout = crash(clean_core, "ktrepl -p") if os.path.exists(clean_core) else ""
@@ -351,6 +355,7 @@ a64_core = os.path.join(tmp, "arm64.elf")
 alines, error = ktvm.dump_guest(os.path.join(HERE, "guest", "dump-arm64.sh"),
                                 [(a64_core, "elf")], arch="arm64",
                                 tools=ktvm.arm64_tools())
+tap.fold_guest("[arm64 2x2]", alines)
 alive = json.loads("".join(ktvm.records(alines, "verify")) or "{}")
 rc, out, err = run("-j", "--vmcore", a64_core, "verify")
 aoff = json.loads(out) if out.startswith("{") else {}
@@ -374,6 +379,7 @@ pcore = os.path.join(tmp, "arm64-panic.elf")
 plines, error = ktvm.dump_guest(
     os.path.join(HERE, "guest", "dump-arm64-panic.sh"), [(pcore, "elf")],
     panic=True, arch="arm64", tools=ktvm.arm64_tools(), timeout=400)
+tap.fold_guest("[arm64 2x2 percpu panic]", plines)
 m = next((re.match(r"PANIC-CPU (\d+) NODE (\d+)", x) for x in plines
           if x.startswith("PANIC-CPU")), None)
 live = {r["cpu"]: r for r in map(ktvm.kv, ktvm.records(plines, "pgds"))}
@@ -565,6 +571,7 @@ bp_core = os.path.join(tmp, "mm-panic.elf")
 blines, error = ktvm.dump_guest(os.path.join(HERE, "guest",
                                              "dump-mm-panic.sh"),
                                 [(bp_core, "elf")], panic=True, tools=[DUMP])
+tap.fold_guest("[x86_64 2x2 mm panic]", blines)
 bp = next((x.split()[1:3] for x in blines if x.startswith("BOUND-PANIC ")),
           None)
 bout = crash(bp_core, "ktrepl -p") if os.path.exists(bp_core) else ""
