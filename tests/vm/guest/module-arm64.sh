@@ -1,10 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
 # arm64 with activation=inactive: the same engine builds real replicas
 # and node tables, which no CPU switches to; patches still reach them.
+# Four scenarios, each with the kernel log it must leave (lib.sh:
+# start_test, check_log).
 . /lib.sh
-check "insmod ktrepl.ko activation=inactive" \
-	insmod /lib/modules/ktrepl-test.ko fault_inject=1 activation=inactive
 S=$D/summary
+
+# TEST: inactive load
+# - insmod the test build with activation=inactive
+# - no CPU runs on a node's tables; the master is the node holding the
+#   kernel's code, by sysfs alone
+# - every replica extent on its node's memory; each replica node's
+#   top-level table on its node, its shared entries the master's, every
+#   replicated leaf node-local and non-global
+# Expected log: load_log's, without an activation line: an activation
+# asked for as inactive has no reason to log (load_log's inactive line
+# is the one of an activation that fell back).
+want=$(load_log /lib/modules/ktrepl-test.ko fault_inject=1 activation=inactive |
+	grep -v '^ktrepl: activation=inactive ')
+start_test "inactive load"
+check "insmod ktrepl.ko activation=inactive" \
+	logged insmod /lib/modules/ktrepl-test.ko fault_inject=1 activation=inactive
 check "activation is inactive, as asked" test "$(head -n1 $S | kv activation)" = inactive
 check "no CPU runs on a node's tables" sh -c "! grep '^cpu=' $D/pgds | grep -q loaded_set=node"
 master=$(head -n1 $S | kv master_node)
@@ -23,7 +39,17 @@ for n in $(grep 'role=replica' $S | kv node); do
 	check "node $n: every replicated leaf maps node-$n memory, non-global" \
 		sh -c "! grep -v 'pa_node=$n .*,NG shared=0' $D/pgtables/node$n | grep -q ."
 done
+check_log "the load's log" "$want"
+
 if command -v ktrepl-dump > /dev/null; then
+	# TEST: patches
+	# - verify healthy; a static key flipped on and off, then the
+	#   function tracer on and off: each reaches the replicas (the
+	#   patch count grows, ktrepl-dump diff finds them identical)
+	# - the audit repaired nothing: the hook saw every write
+	# Expected log: the tracer commands alone (patches that reach every
+	# replica are counted, never logged).
+	start_test "patches"
 	check "ktrepl-dump --verify: healthy" ktrepl-dump --verify
 	p=$(head -n1 $D/patches | kv patches)
 	echo 1 > /proc/sys/kernel/sched_schedstats
@@ -33,16 +59,28 @@ if command -v ktrepl-dump > /dev/null; then
 	check "replicas identical after the flips" ktrepl-dump diff
 	mount -t tracefs nodev /sys/kernel/tracing
 	p=$(head -n1 $D/patches | kv patches)
+	log_cmd "echo function > /sys/kernel/tracing/current_tracer"
 	echo function > /sys/kernel/tracing/current_tracer
 	q=$(head -n1 $D/patches | kv patches)
 	check "ftrace patching reaches the replicas through the hook ($p -> $q)" \
 		test "$q" -gt "$p"
 	check "replicas identical with the function tracer on" ktrepl-dump diff
+	log_cmd "echo nop > /sys/kernel/tracing/current_tracer"
 	echo nop > /sys/kernel/tracing/current_tracer
 	check "replicas identical with the function tracer off again" \
 		ktrepl-dump diff
 	check "the audit found nothing the hook missed" \
 		test "$(head -n1 $S | kv audit_repairs)" = 0
+	check_log "patches reach the replicas without a message" \
+		"% echo function > /sys/kernel/tracing/current_tracer
+% echo nop > /sys/kernel/tracing/current_tracer"
+
+	# TEST: flip
+	# - once an audit pass has run, flip int_sqrt+0x4 in a replica
+	#   node's copy: verify exits 1 and names it
+	# Expected log: the first inject's taint note (a flip logs nothing
+	# else, and the audit leaves a replica-only change alone).
+	start_test "flip"
 	R=$(grep 'role=replica' $S | head -n1 | kv node)
 	audit_settle
 	echo "flip node=$R sym=int_sqrt off=4" > $D/inject
@@ -51,7 +89,15 @@ if command -v ktrepl-dump > /dev/null; then
 	check "an injected flip is caught (exit 1)" test $? = 1
 	check "and named: int_sqrt+0x4 on node $R" \
 		grep -q "bytes: node $R .* int_sqrt+0x4 " /tmp/v
+	check_log "the inject's taint note" \
+		"ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 fi
-check "rmmod ktrepl" rmmod ktrepl
+
+# TEST: unload
+# - rmmod ktrepl
+# Expected log: unload_log's; no WARN, BUG or oops in the whole run.
+start_test "unload"
+check "rmmod ktrepl" logged rmmod ktrepl
+check_log "the unload's log" "$(unload_log)"
 check_dmesg_clean
 done_testing
