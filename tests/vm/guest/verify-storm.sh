@@ -5,7 +5,10 @@
 # is still reported by the next verify. Then the module under stress:
 # CYCLES loads and unloads while a storm runs (freed equals allocated,
 # kernel log clean). The same storm runs first without ktrepl.ko, as a
-# control. The host sets the three sizes.
+# control. The host sets the three sizes. Three scenarios, each with
+# the kernel log it must leave (lib.sh: start_test, check_log). The
+# storm's rounds and the verifies are counted per second: each log check
+# comes after them, one dmesg read, never inside the timed loop.
 . /lib.sh
 STORM_S=${STORM_S:-60}
 VERIFIES=${VERIFIES:-200}
@@ -13,12 +16,35 @@ CYCLES=${CYCLES:-50}
 S=$D/summary
 mount -t tracefs nodev $TR 2>/dev/null
 
+# TEST: control storm
+# - 10 s of the storm (function tracer, static keys, kprobes) without
+#   ktrepl.ko: its rounds, for the host to compare
+# - the kernel log is clean: no WARN, BUG, oops or stall report
+# Expected log: none (no module, and the storm logs nothing).
+start_test "control storm"
 n=$(storm 10)
 echo "@@control@@ rounds=$n seconds=10"
 check "control storm without ktrepl: $n rounds, kernel log clean" \
 	sh -c "! dmesg | grep -Eq 'WARNING:|BUG:|Oops|rcu.*detected.*stall'"
+check_log "the storm alone leaves no message" ""
 
-check "insmod ktrepl-test.ko" insmod /lib/modules/ktrepl-test.ko fault_inject=1
+# TEST: verifies during a storm
+# - insmod ktrepl-test.ko fault_inject=1; its patch window is published
+# - the storm in the background; VERIFIES runs of ktrepl-dump --verify
+#   over at least STORM_S s: no false divergence, most healthy; halfway
+#   a rodata byte of a replica is flipped (inject), a verify must report
+#   it, and it is flipped back
+# - the storm stopped: no patch missed its replicas, verify healthy
+# - rmmod
+# Expected log (load_log, unload_log): the load's; the storm's start;
+# the first inject's taint note (the flip and the flip back log
+# nothing, and neither do the storm's patches or the verifies); the
+# unload's.
+start_test "verifies during a storm"
+mod="/lib/modules/ktrepl-test.ko fault_inject=1"
+want=$(load_log $mod)
+
+check "insmod ktrepl-test.ko" logged insmod $mod
 check "the module publishes its patch window" test -r $D/patch_window
 R=$(grep 'role=replica' $S | head -n1 | kv node)
 # a rodata byte: no storm patch and no audit repair ever touches it
@@ -37,6 +63,7 @@ stop_storm() {
 	echo 0 > /proc/sys/kernel/sched_schedstats
 }
 
+log_cmd "storm 3600 &"
 storm 3600 > /dev/null &
 storm_pid=$!
 sleep 1
@@ -85,17 +112,39 @@ check "a byte flipped during the storm is reported (exit $flip_rc)" \
 check "no patch missed its replicas ($(head -n1 $S | kv patches_missed))" \
 	test "$(head -n1 $S | kv patches_missed)" = 0
 check "verify: healthy once the storm is over" ktrepl-dump --verify
-check "rmmod ktrepl" rmmod ktrepl
+check "rmmod ktrepl" logged rmmod ktrepl
+check_log "the load's, the storm's start, the inject's taint, the unload's" "$want
+% storm 3600 &
+ktrepl: fault injection: tainting the kernel (TAINT_TEST)
+$(unload_log)"
 check_dmesg_clean
 
+# TEST: load and unload under a storm
+# - the storm in the background; CYCLES loads and unloads of ktrepl.ko
+#   while it runs, each unload freeing every page its load allocated
+# - the storm stopped; no WARN, BUG or oops
+# Expected log: the storm's start, then every cycle's log the same: the
+# load's (load_log) and the unload's (unload_log), CYCLES times.
+start_test "load and unload under a storm"
+# before the storm: load_log reads /proc/modules (and kallsyms, once)
+cycle="$(load_log /lib/modules/ktrepl.ko)
+$(unload_log)"
+want="% storm 3600 &"
+i=0
+while [ $i -lt $CYCLES ]; do
+	want="$want
+$cycle"
+	i=$((i + 1))
+done
 # load and unload while the storm runs
+log_cmd "storm 3600 &"
 storm 3600 > /dev/null &
 storm_pid=$!
 cycles=0 bad=0
 while [ $cycles -lt $CYCLES ]; do
-	insmod /lib/modules/ktrepl.ko || break
+	logged insmod /lib/modules/ktrepl.ko || break
 	sleep 0.$((cycles % 5))
-	rmmod ktrepl || break
+	logged rmmod ktrepl || break
 	freed=$(dmesg | grep 'ktrepl: freed' | tail -n1)
 	echo "$freed" | sed 's/.*freed \([0-9]*\) of \([0-9]*\) .*/\1 \2/' |
 		awk '{ exit !($1 == $2) }' || bad=$((bad + 1))
@@ -105,5 +154,6 @@ stop_storm
 echo "@@cycles@@ cycles=$cycles leaky=$bad"
 check "$cycles load/unload cycles under the storm" test $cycles = $CYCLES
 check "every cycle freed what it allocated ($bad did not)" test $bad = 0
+check_log "every cycle's log is the first's, $CYCLES times" "$want"
 check_dmesg_clean
 done_testing
