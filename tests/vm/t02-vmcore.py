@@ -85,6 +85,8 @@ for fmt, core in (("ELF", elf_core), ("kdump-compressed", kdump_core)):
 script = os.path.join(os.path.dirname(__file__), "guest", "panic.sh")
 panic_core = os.path.join(tmp, "panic.elf")
 plines, error = ktvm.dump_guest(script, [(panic_core, "elf")], panic=True)
+# the guest's scenario checks its log before the panic
+tap.fold_guest("[x86_64 2x2 panic]", plines)
 dumped = error is None
 tap.ok(dumped, "a panicked guest is dumped through QMP",
        "\n".join([str(error)] + plines[-20:]))
