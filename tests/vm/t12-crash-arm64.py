@@ -52,6 +52,8 @@ core = os.path.join(tmp, "arm64.elf")
 lines, error = ktvm.dump_guest(
     os.path.join(HERE, "guest", "crash-arm64-panic.sh"),
     [(core, "elf")], panic=True, arch=ARCH, timeout=400)
+# the guest's scenario checks its log before the panic step
+tap.fold_guest("[arm64 2x2]", lines)
 console = "\n".join(lines)
 rep = next((int(m.group(1)) for m in (re.match(r"REPLICA-NODE (\d+)", x)
                                       for x in lines) if m), None)

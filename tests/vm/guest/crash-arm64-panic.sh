@@ -4,9 +4,26 @@
 # runs) and a trap at write_sysrq_trigger, then a shell pinned to a
 # node-R CPU writes /proc/sysrq-trigger: it runs node R's copy, so the
 # box panics on that CPU, from the replica. The master's text is
-# untouched, so nothing on node 0 can hit either.
+# untouched, so nothing on node 0 can hit either. One scenario; its log
+# is checked just before the panic step, and t12 folds the TAP.
 . /lib.sh
-insmod /lib/modules/ktrepl-test.ko fault_inject=1
+
+# TEST: replica trap
+# - insmod the test build (fault_inject=1): activation=percpu
+# - start the shell that will panic, pinned to node R's first CPU,
+#   waiting for /tmp/go
+# - stop the audit (quiesce_audit), panic_on_oops=1,
+#   crash_kexec_post_notifiers=Y
+# - flip int_sqrt+0x10 and plant a trap at write_sysrq_trigger, both in
+#   node R's replica
+# - check the log, then touch /tmp/go: the shell writes h to
+#   /proc/sysrq-trigger, runs into the trap and the box panics
+# Expected log (load_log): the load's; the inject commands, the first
+# with the taint note. The panic follows the check.
+start_test "replica trap"
+want=$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)
+check "insmod ktrepl-test.ko fault_inject=1" \
+	logged insmod /lib/modules/ktrepl-test.ko fault_inject=1
 emit summary head -n1 $D/summary
 R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
 C=$(cut -d, -f1 /sys/devices/system/node/node$R/cpulist | cut -d- -f1)
@@ -18,6 +35,7 @@ echo "PANIC-CPU $C"
 # (as t04's sysrq one) is in it, the workload threads that panicked a
 # later trap were not. It writes from its own process (echo is a
 # builtin).
+log_cmd "taskset -c $C sh -c 'while [ ! -e /tmp/go ]; do usleep 100000; done; echo h > /proc/sysrq-trigger' &"
 taskset -c $C sh -c 'while [ ! -e /tmp/go ]; do usleep 100000; done
 	echo h > /proc/sysrq-trigger' &
 for s in int_sqrt write_sysrq_trigger; do
@@ -32,9 +50,20 @@ echo 1 > /proc/sys/kernel/panic_on_oops
 # crash 8.0.2 then gives CPU 0's NT_PRSTATUS note to the one CPU left
 # online and finds no panic task
 echo Y > /sys/module/kernel/parameters/crash_kexec_post_notifiers
-echo "flip node=$R sym=int_sqrt off=16" > $D/inject
-echo "trap node=$R sym=write_sysrq_trigger" > $D/inject
+log_cmd "echo 'flip node=$R sym=int_sqrt off=16' > $D/inject"
+check "inject: flip int_sqrt+0x10 on node $R" \
+	sh -c "echo 'flip node=$R sym=int_sqrt off=16' > $D/inject"
+log_cmd "echo 'trap node=$R sym=write_sysrq_trigger' > $D/inject"
+check "inject: trap at write_sysrq_trigger on node $R" \
+	sh -c "echo 'trap node=$R sym=write_sysrq_trigger' > $D/inject"
+check_log "the load's log and the injects'" "$want
+% taskset -c $C sh -c 'while [ ! -e /tmp/go ]; do usleep 100000; done; echo h > /proc/sysrq-trigger' &
+% echo 'flip node=$R sym=int_sqrt off=16' > $D/inject
+ktrepl: fault injection: tainting the kernel (TAINT_TEST)
+% echo 'trap node=$R sym=write_sysrq_trigger' > $D/inject"
+step "touch /tmp/go: the shell on CPU $C runs into the trap"
 echo "panicking"
+log_cmd "touch /tmp/go"
 touch /tmp/go
 sleep 30
 echo "STILL-ALIVE"
