@@ -2,15 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run every real-guest test under prove. One test: tests/vm/t02-vmcore.py
 #
-# With no arguments, two phases. t03 and t03-arm64 (most of the time)
-# start side by side, so that t03's long arm64 guests meet x86_64 guests
-# (one TCG thread each) rather than other arm64 ones (a thread per vCPU:
-# two such guests on two cores slow each other down most); the other
-# files then share both slots. ktrepl-top's fidelity and the patch storms
-# (t05, t06, t09) count what happens per second, or hold a guest's CPU
-# longer when the host is busy, so they run afterwards: their x86_64
-# guests two at a time (each has a core to itself), then their arm64
-# ones alone (KTREPL_GUEST_ARCHES, ktvm.arch_selected).
+# With no arguments, two phases. t03 (most of the time) runs in one slot
+# while the functional suites share the other. ktrepl-top's fidelity and
+# the patch storms (t05, t06, t09) count what happens per second, or hold
+# a guest's CPU longer when the host is busy, so they run afterwards:
+# their x86_64 guests two at a time (one TCG thread each, so each has a
+# core to itself), then their arm64 ones (a thread per vCPU) alone
+# (KTREPL_GUEST_ARCHES, ktvm.arch_selected).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p build
@@ -21,7 +19,7 @@ if [ $# -gt 0 ]; then
 fi
 timed=(tests/vm/t09-storm.py tests/vm/t05-top.py tests/vm/t06-stress.py)
 timed_arm64=(tests/vm/t05-top.py tests/vm/t06-stress.py)
-shared=(tests/vm/t03-module-arm64.py tests/vm/t03-module.py)
+shared=(tests/vm/t03-module.py)
 for t in tests/vm/t[0-9]*.py; do
 	case " ${timed[*]} ${shared[*]} " in
 	*" $t "*) ;;

@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""ktrepl.ko in real x86_64 guests: replicas, node tables, patch
-propagation, activation by execution and activation=mm, module
-replication, load/unload hygiene, 1 node. arm64 is t03-module-arm64.py:
-apart, so that make check can run the two side by side (run-all.sh)."""
+"""ktrepl.ko in real guests: replicas, node tables, patch propagation,
+activation by execution, load/unload hygiene, 1-node and arm64."""
 import json
 import os
 import re
@@ -11,7 +9,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 import ktvm  # noqa: E402
-from module_replication import module_replication  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 tap = ktvm.Tap()
@@ -139,6 +136,7 @@ tap.ok(on_worker > 0, f"the states include workers ({on_worker})")
 
 guest("module-cycles.sh", timeout=600)
 guest("module-onenode.sh", topo="1x2")
+guest("module-arm64.sh", arch="arm64", timeout=400)
 
 
 # x86_64 activation=mm (the default): node-confined processes on their
@@ -195,6 +193,109 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
 
 # module replication: a module loaded before ktrepl.ko and ones after,
 # file I/O on them, module patches, a flipped module byte, 20 reloads
-module_replication(tap, "x86_64", dump_tool)
+for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
+    name = f"[{arch} {topo} modules]"
+    tools = ([dump_tool, ktvm.tool("ktrepl-top")] if arch == "x86_64"
+             else ktvm.arm64_tools())
+    lines = ktvm.run_guest(tap, arch, topo,
+                           os.path.join(HERE, "guest", "module-mods.sh"),
+                           tools=tools, name=name, files=ktvm.fs_modules(arch),
+                           timeout=300 if arch == "x86_64" else 900)
+    for m in ktvm.records(lines, "mirror"):
+        tap.diag(f"{name} {m}")
+    # module text as ktrepl-top sees it, each node's CPUs doing file I/O
+    # on the vfat ramdisk: every node on its copies, the master node too
+    # (fat and vfat were loaded from a replica node's CPUs, so their own
+    # pages lie there and the master node runs copies)
+    roles = {int(ktvm.kv(r)["node"]): ktvm.kv(r)["role"]
+             for r in ktvm.records(lines, "roles")}
+    mods = {ktvm.kv(r)["module"]: ktvm.kv(r)
+            for r in ktvm.records(lines, "modules")}
+    frames = ktvm.json_records(tap, lines, "top")
+    tap.ok(len(frames) == 2, f"{name} ktrepl-top gave 2 frames under I/O")
+    for f in frames:
+        for n in f["nodes"]:
+            # what ran on a node's set: activation mm leaves unbound
+            # kernel threads (writeback, kworkers) on the master's
+            tap.diag(f"{name} frame {f['frame']} node {n['node']}: module "
+                     f"text {n['module']['local_pct']}% local overall")
+            role = roles.get(n["node"])
+            # the master node's set is the master's tables
+            mod = n["module"] if role == "master" else n["on_sets"]["module"]
+            fetched = mod["local"] + mod["remote"]
+            if role not in ("replica", "master") or fetched < 50:
+                tap.diag(f"{name} frame {f['frame']} node {n['node']} "
+                         f"({role}): {fetched} module fetches, not judged")
+                continue
+            floor = 95
+            tap.ok(mod["local_pct"] is not None and
+                   mod["local_pct"] >= floor,
+                   f"{name} frame {f['frame']}: {role} node {n['node']} "
+                   f"fetches {mod['local_pct']}% of module text locally on "
+                   f"its set ({fetched} fetches, floor {floor}%)",
+                   f"{f.get('hot_remote_functions', [])[:8]} {mods}")
+    # modules=0: a replica node's module fetches go to the master's pages
+    off = ktvm.json_records(tap, lines, "top_off")
+    judged = [(f["frame"], n["node"], n["on_sets"]["module"]) for f in off
+              for n in f["nodes"] if roles.get(n["node"]) == "replica" and
+              n["on_sets"]["module"]["local"] +
+              n["on_sets"]["module"]["remote"] >= 50]
+    tap.ok(len(off) == 2 and judged and
+           all(m["local_pct"] is not None and m["local_pct"] <= 20
+               for _, _, m in judged),
+           f"{name} modules=0: replica nodes fetch module text remotely",
+           f"{[(fr, nd, m['local_pct']) for fr, nd, m in judged]}")
 
+# arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
+# the basics on the other topologies and with KPTI forced on
+def percpu_script(full):
+    path = os.path.join(ktvm.BUILD, f"percpu-{os.getpid()}.sh")
+    with open(os.path.join(HERE, "guest", "module-percpu.sh")) as src:
+        text = src.read()
+    # t06 runs the 60 s storm, with verifies during it, on its own boot
+    storm_s = int(os.environ.get("KTREPL_STORM_SECONDS", "20"))
+    cycles = int(os.environ.get("KTREPL_PERCPU_CYCLES", "10"))
+    with open(path, "w") as dst:
+        dst.write(text.replace("FULL=${FULL:-0}", f"FULL={int(full)}")
+                  .replace("STORM_S=${STORM_S:-20}", f"STORM_S={storm_s}")
+                  .replace("CYCLES=${CYCLES:-10}", f"CYCLES={cycles}"))
+    return path
+
+
+def arm64_modules():
+    """zram and what it needs, and dummy; those the kernel builds in
+    (6.12: zsmalloc, lzo) are left out."""
+    base = ktvm.module_dir("arm64")
+    mods = {"zsmalloc": "mm", "lzo": "crypto", "lzo-rle": "crypto",
+            "zram": "drivers/block/zram", "dummy": "drivers/net"}
+    paths = {f"/lib/modules/{m}.ko":
+             ktvm.kernel_module(base, f"kernel/{d}/{m}.ko")
+             for m, d in mods.items()}
+    return {d: p for d, p in paths.items() if os.path.exists(p)}
+
+
+for topo, cmdline, full in (("2x2", "", True), ("4x1", "", False),
+                            ("2x2+memless", "", False),
+                            ("2x2", "kpti=1", False)):
+    script = percpu_script(full)
+    name = f"[arm64 {topo}{' ' + cmdline if cmdline else ''} percpu]"
+    lines = ktvm.run_guest(tap, "arm64", topo, script,
+                           tools=ktvm.arm64_tools(), name=name,
+                           files=arm64_modules(),
+                           # the full run's control and module storms share
+                           # one boot, so one set of thresholds
+                           cmdline=f"{cmdline} {ktvm.EMULATION}" if full
+                           else cmdline,
+                           timeout=900 if full else 400)
+    os.unlink(script)
+    for r in ktvm.records(lines, "control") + ktvm.records(lines, "storm"):
+        tap.diag(f"{name} {r}")
+    summ = [ktvm.kv(r) for r in ktvm.records(lines, "summary")]
+    if summ:
+        tap.diag(f"{name} switch cost {summ[0].get('switch_ns')} ns, "
+                 f"{summ[0].get('donated_pages')} table pages donated")
+    if cmdline == "kpti=1":
+        kpti = ktvm.records(lines, "kpti")
+        tap.ok(any("forced ON by kpti command line" in x for x in kpti),
+               f"{name} the guest really runs with KPTI", f"{kpti}")
 tap.done()
