@@ -23,8 +23,9 @@ printf '%s\n' $files | xargs -P "$(nproc)" -I{} sh -c '
 	perl "$2" --no-tree -f --terse $ignore "$3/$f" > "$4/$(echo "$f" | tr / _)" 2>&1
 ' sh {} "$cp" "$top" "$out"
 for f in $files; do
-	res=$(grep -v '^total:' "$out/$(echo "$f" | tr / _)" 2>/dev/null)
-	if [ ! -e "$out/$(echo "$f" | tr / _)" ]; then
+	result=$out/$(echo "$f" | tr / _)
+	res=$(grep -v '^total:' "$result" 2>/dev/null)
+	if [ ! -e "$result" ]; then
 		not_ok "checkpatch $f"
 		echo "# checkpatch.pl did not run"
 	elif [ -z "$res" ]; then

@@ -23,9 +23,9 @@ check_log "brd replicated at load, fat and vfat as they load" \
 	"% insmod $X/brd.ko rd_nr=1 rd_size=4096
 $want
 % insmod $X/fat.ko
-ktrepl: module fat replicated: * KiB of text and rodata per node
+$(module_replicated_log fat)
 % insmod $X/vfat.ko
-ktrepl: module vfat replicated: * KiB of text and rodata per node"
+$(module_replicated_log vfat)"
 
 # TEST: flip
 # - flip vfat_lookup+0x4 in node R's copy, once a whole audit pass ran

@@ -47,7 +47,7 @@ for m in fat vfat; do
 		taskset -c $cpu insmod /lib/modules/extra/$m.ko
 	want="$want
 % taskset -c $cpu insmod /lib/modules/extra/$m.ko
-ktrepl: module $m replicated: * KiB of text and rodata per node"
+$(module_replicated_log $m)"
 done
 mod=$(grep '^module=vfat ' $D/summary)
 echo "# $mod"
