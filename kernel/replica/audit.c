@@ -85,10 +85,14 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 	if (!written)
 		return;
 	atomic64_inc(&nr_audit_repairs);
-	ktr_failsafe_trip(KTR_FS_AUDIT_REPAIR);
 	ktr_patch_log_add(master + first, last - first + 1, written, true);
+	/*
+	 * Logged before the trip: the fail-safe's work may run on another
+	 * CPU at once, and its log must follow the cause it acts on.
+	 */
 	pr_err_ratelimited("audit: a write at %pS reached the master but not %u replica(s); repaired\n",
 			   (void *)(master + first), written);
+	ktr_failsafe_trip(KTR_FS_AUDIT_REPAIR);
 }
 
 /*
