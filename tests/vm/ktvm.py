@@ -537,6 +537,24 @@ def dump_guest(script, cores, panic=False, arch="x86_64", topo="2x2",
         os.unlink(initrd)
 
 
+def script_with(name, replace=()):
+    """A copy of guest/NAME with the given (old, new) text replacements,
+    each of which must apply: a script that no longer has the text would
+    otherwise run its default silently. Removed when the process exits."""
+    with open(os.path.join(os.path.dirname(__file__), "guest", name)) as f:
+        text = f.read()
+    for old, new in replace:
+        if old not in text:
+            raise SystemExit(f"ktvm: guest/{name} no longer has {old!r}")
+        text = text.replace(old, new)
+    fd, path = tempfile.mkstemp(prefix=f"{os.getpid()}-", suffix=f"-{name}",
+                                dir=BUILD)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    atexit.register(lambda: os.path.exists(path) and os.unlink(path))
+    return path
+
+
 def kernel_module(moddir, rel):
     """A Debian module's file, compressed (6.12) or not (6.1)."""
     path = os.path.join(moddir, rel)

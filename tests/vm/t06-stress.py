@@ -14,20 +14,15 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import ktvm  # noqa: E402
 
-HERE = os.path.dirname(__file__)
 tap = ktvm.Tap()
 FULL = os.environ.get("KTREPL_STRESS_FULL") == "1"
 
 
 def script(verifies, cycles, storm_s=60):
-    path = os.path.join(ktvm.BUILD, f"verify-storm-{os.getpid()}.sh")
-    with open(os.path.join(HERE, "guest", "verify-storm.sh")) as src:
-        text = src.read()
-    with open(path, "w") as dst:
-        dst.write(text.replace("STORM_S=${STORM_S:-60}", f"STORM_S={storm_s}")
-                  .replace("VERIFIES=${VERIFIES:-200}", f"VERIFIES={verifies}")
-                  .replace("CYCLES=${CYCLES:-50}", f"CYCLES={cycles}"))
-    return path
+    return ktvm.script_with("verify-storm.sh", (
+        ("STORM_S=${STORM_S:-60}", f"STORM_S={storm_s}"),
+        ("VERIFIES=${VERIFIES:-200}", f"VERIFIES={verifies}"),
+        ("CYCLES=${CYCLES:-50}", f"CYCLES={cycles}")))
 
 
 # a verify takes ~0.3 s in an x86_64 guest and ~1.1 s in an arm64 one
@@ -45,7 +40,6 @@ for arch, verifies, cycles, timeout in (
              else ktvm.arm64_tools())
     lines = ktvm.run_guest(tap, arch, "2x2", path, tools=tools, name=name,
                            timeout=timeout)
-    os.unlink(path)
     for tag in ("control", "storm", "cycles"):
         for r in ktvm.records(lines, tag):
             tap.diag(f"{name} {tag}: {r}")

@@ -31,10 +31,8 @@ for script, what in (("module-failsafe.sh", "fail-safe"),
 
 # after a panic: the vmcore's descriptor says the host was in fail-safe
 tmp = tempfile.mkdtemp(prefix="ktrepl-t10-", dir=ktvm.BUILD)
-script = os.path.join(tmp, "failsafe-dump.sh")
-with open(os.path.join(HERE, "guest", "module-failsafe.sh")) as src, \
-        open(script, "w") as dst:
-    dst.write(src.read().replace("DUMP=${DUMP:-0}", "DUMP=1"))
+script = ktvm.script_with("module-failsafe.sh",
+                          (("DUMP=${DUMP:-0}", "DUMP=1"),))
 core = os.path.join(tmp, "vmcore.elf")
 lines, error = ktvm.dump_guest(script, [(core, "elf")], tools=x86_tools,
                                timeout=400)

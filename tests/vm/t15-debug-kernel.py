@@ -93,20 +93,6 @@ REPORTS = re.compile(
     r"BUG: unable to handle|general protection fault|Oops")
 
 
-def script_with(name, replace=()):
-    """A copy of a guest script with the given text replacements."""
-    with open(os.path.join(HERE, "guest", name)) as f:
-        text = f.read()
-    for old, new in replace:
-        if old not in text:
-            raise SystemExit(f"t15: {name} no longer has {old!r}")
-        text = text.replace(old, new)
-    path = os.path.join(ktvm.BUILD, f"t15-{os.getpid()}-{name}")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
 def reports(log):
     """(headline, the report's lines) for each report in a kernel log."""
     out = []
@@ -191,7 +177,7 @@ def run(name, script, topo="2x2", timeout=300, files=None, tools=(),
 # memory is no leak oracle on this kernel: kmemleak and the engine's own
 # page accounting (all_freed, kept) judge leaks here
 CYCLES = int(os.environ.get("KTREPL_DEBUG_CYCLES", "20"))
-cycles = script_with("module-cycles.sh", (
+cycles = ktvm.script_with("module-cycles.sh", (
     ("while [ $i -lt 30 ]", "while [ $i -lt 3 ]"),
     ("while [ $i -lt 100 ]", f"while [ $i -lt {CYCLES} ]"),
     ('check "100 load/unload cycles all succeed"',

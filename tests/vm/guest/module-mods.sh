@@ -4,12 +4,13 @@
 # node; file I/O on a vfat ramdisk runs on them; patches to module text
 # (ftrace filtered to a module, kprobes) reach every copy, and with
 # propagate=0 the diff lists exactly those sites; a flipped module byte
-# is named func+off [module]; unload and reload under I/O, 20 times,
+# is named func+off [module]; unload and reload under I/O, RELOADS times,
 # frees every page. Activation as the arch defaults it (arm64 percpu,
 # x86_64 mm), or KTREPL_ARGS. Scenarios, each with its kernel log (lib.sh:
 # start_test, check_log): each module's replication and release is one
 # line.
 . /lib.sh
+RELOADS=${RELOADS:-20}
 X=/lib/modules/extra
 cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
 mods_loaded() { grep -c "^module=" $D/summary; }
@@ -211,7 +212,7 @@ check_log "module patches log nothing" \
 	"ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 
 # TEST: unload and reload
-# - 20 unload/reload cycles of fat, vfat and nls while a reader keeps
+# - RELOADS unload/reload cycles of fat, vfat and nls while a reader keeps
 #   brd busy: replicated each time; verify is healthy after
 # - a kprobe armed in the master's copy survives ktrepl.ko's unload: the
 #   module's own pages carry it, and vfat works on them
@@ -221,11 +222,11 @@ cycle="$(unload_fs_log)
 $(load_fs_log "$(cpus_of $R)")"
 want=
 umount /mnt/f
-# 20 unload/reload cycles while a reader keeps brd (a replicated module) busy
+# the cycles while a reader keeps brd (a replicated module) busy
 sh -c 'while :; do dd if=/dev/ram0 of=/dev/null bs=64k count=64 2>/dev/null; done' &
 rd=$!
 cycles=0
-while [ $cycles -lt 20 ]; do
+while [ $cycles -lt $RELOADS ]; do
 	unload_fs
 	listed fat && break
 	load_fs "$(cpus_of $R)"
@@ -236,8 +237,8 @@ $cycle"
 done
 kill $rd
 wait 2>/dev/null
-check "20 unload/reload cycles, replicated each time ($cycles)" \
-	test $cycles = 20
+check "$RELOADS unload/reload cycles, replicated each time ($cycles)" \
+	test $cycles = $RELOADS
 check "verify: healthy after the cycles" ktrepl-dump --verify
 unload_fs
 check "unloaded modules leave the summary" \
