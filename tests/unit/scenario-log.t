@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The guest scripts' scenario helpers (tests/vm/guest/lib.sh: start_test,
-# logged, check_log), on a kernel log this test writes itself: a
+# logged, check_log, check_log_among), on a kernel log this test writes itself: a
 # scenario's log is what follows its own marker, only ktrepl's messages
 # and the logged commands, and it must match the expected log line for
 # line, no line more or fewer.
@@ -103,6 +103,31 @@ start_test "braces"
 printf '%s\n' 'ktrepl: x{2} a\b' >> "$KMSG"
 want_outcome pass check_log "log" 'ktrepl: x{2} a\b'
 want_outcome fail check_log "log" 'ktrepl: xx a\b'
+
+# check_log_among: lines that vary in number and order, each allowed
+start_test "among"
+for i in 1 2 3; do
+	echo "ktrepl: load steps (us): alloc=$i" >> "$KMSG"
+	echo "ktrepl: freed $i of $i pages allocated" >> "$KMSG"
+done
+ALLOWED="ktrepl: load steps (us): *
+ktrepl: freed * of * pages allocated"
+_desc="check_log_among: every line is one of the allowed, however many"
+want_outcome pass check_log_among "log" "$ALLOWED"
+_desc="check_log_among: an allowed pattern need not occur"
+want_outcome pass check_log_among "log" "$ALLOWED
+ktrepl: activation=mm*"
+echo "ktrepl: audit: a write at x reached the master but not 1 replica(s); repaired" >> "$KMSG"
+_desc="check_log_among: a line none allows"
+want_outcome fail check_log_among "log" "$ALLOWED"
+_desc="check_log_among: a failure shows the line none allows, alone"
+if grep -q '^#   ktrepl: audit: a write' "$T/out" &&
+	! grep -q '^#   ktrepl: freed 1 of 1' "$T/out"; then
+	ok "$_desc"
+else
+	not_ok "$_desc"
+	sed 's/^/# /' "$T/out"
+fi
 
 T_TEST="a scenario whose marker is gone"
 _desc="a scenario whose marker has left the log fails, and says why"

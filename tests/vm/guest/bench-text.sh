@@ -3,7 +3,8 @@
 # with a forced slowdown on one node, a plain A/A control, syscalls and
 # costs in one --quick run, the refusals (lockdown last), and, by hand,
 # that ktrepl.ko really replicates the bench module onto every node.
-# BENCH_MAX_TIME bounds the real text run.
+# BENCH_MAX_TIME bounds the real text run. Four scenarios, each with the
+# kernel log it must leave (lib.sh: start_test, check_log).
 . /lib.sh
 K=/lib/modules/ktrepl.ko
 B=/lib/modules/ktrepl_bench_text.ko
@@ -12,14 +13,23 @@ nodes() { ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//'; }
 last=$(nodes | tail -n1)
 echo "SLOW-NODE $last"
 
-# refusals first: each is quick and must leave nothing loaded
+# TEST: refusals
+# - an unknown benchmark and a missing bench module: exit 2, named
+# - with ktrepl.ko loaded by hand, text, syscalls and costs refuse to
+#   start (exit 2): they would measure "off" with replication on
+# - nothing is left loaded
+# Expected log: the hand load's and unload's; a refusal loads nothing,
+# so it logs nothing.
+want="$(load_log $K)
+$(unload_log)"
+start_test "refusals"
 ktrepl-bench -j bogus > /tmp/r 2>&1
 check "an unknown benchmark: refused (exit 2)" \
 	sh -c "test $? = 2 && grep -q 'unknown benchmark' /tmp/r"
 ktrepl-bench --bench-module /nonexistent.ko --module $K text > /tmp/r 2>&1
 check "a missing bench module: exit 2, named" \
 	sh -c "test $? = 2 && grep -q '/nonexistent.ko' /tmp/r"
-insmod $K
+logged insmod $K
 ktrepl-bench -j --module $K --bench-module $B text > /tmp/r 2>&1
 check "ktrepl.ko already loaded: refused (exit 2)" \
 	sh -c "test $? = 2 && grep -q 'ktrepl.ko is loaded' /tmp/r"
@@ -28,9 +38,23 @@ for b in syscalls costs; do
 	check "$b: ktrepl.ko already loaded: refused (exit 2)" \
 		sh -c "test $? = 2 && grep -q 'ktrepl.ko is loaded' /tmp/r"
 done
-rmmod ktrepl
+logged rmmod ktrepl
 check "nothing left loaded by the refusals" \
 	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+check_log "the refusals log nothing" "$want"
+
+# TEST: runs
+# - text off and on, an A/A control with one node slowed, two plain A/A
+#   controls, markdown, syscalls and costs: the host judges each JSON
+# - the runs leave nothing loaded
+# Expected log: only ktrepl.ko's loads and unloads, as many as the runs'
+# time allowed (check_log_among), with the bench module replicated when
+# it was loaded first; each load unloaded: no other message.
+allowed="$(load_log $K | grep -v '^% ')
+$(module_replicated_log ktrepl_bench_text)
+$(module_freed_log ktrepl_bench_text)
+$(unload_log | grep -v '^% ')"
+start_test "runs"
 
 t0=$(now_ms)
 emit text ktrepl-bench --quick -j --module $K --bench-module $B \
@@ -65,22 +89,41 @@ if [ "$(uname -m)" = x86_64 ]; then
 fi
 check "the runs left nothing loaded" \
 	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+check_log_among "only ktrepl.ko's loads and unloads" "$allowed"
+loads=$(test_log | grep -c '^ktrepl: load steps')
+unloads=$(test_log | grep -c '^ktrepl: freed ')
+check "each of the runs' $loads loads of ktrepl.ko was unloaded ($unloads)" \
+	test "$loads" -gt 0 -a "$loads" = "$unloads"
 
-# the bench module's text has a copy on each node while on: loaded from
-# node 0's CPUs before ktrepl.ko, as ktrepl-bench loads it
+# TEST: the bench module replicated
+# - the bench module loaded from node 0's CPUs before ktrepl.ko, as
+#   ktrepl-bench loads it: its text has a copy on each node (the host
+#   reads the walks)
+# Expected log: the bench module's load (it logs nothing ktrepl's),
+# ktrepl.ko's load with the bench module replicated, the unloads.
+start_test "the bench module replicated"
 check "insmod the bench module from node 0's CPUs" \
-	taskset -c "$(cpus_of 0)" insmod $B
-check "insmod ktrepl.ko (default activation)" insmod $K
+	logged taskset -c "$(cpus_of 0)" insmod $B
+want="% taskset -c $(cpus_of 0) insmod $B
+$(load_log $K)"
+check "insmod ktrepl.ko (default activation)" logged insmod $K
 emit summary grep -E '^(abi|module=ktrepl_bench_text )' $D/summary
 for n in $(nodes); do
 	emit walk$n ktrepl-dump -j walk --node $n --region module:ktrepl_bench_text
 done
-rmmod ktrepl
-rmmod ktrepl_bench_text
+logged rmmod ktrepl
+logged rmmod ktrepl_bench_text
+check_log "the bench module's replication" "$want
+$(unload_log)
+% rmmod ktrepl_bench_text"
 check_dmesg_clean
 
-# last: lockdown raised at run time, as Secure Boot hosts run; the
-# kernel then loads only signed modules, and ours are not
+# TEST: lockdown
+# - lockdown raised at run time, as Secure Boot hosts run: the kernel
+#   then loads only signed modules, and ours are not; ktrepl-bench
+#   exits 2 naming lockdown
+# Expected log: none of ktrepl's (the kernel's lockdown note is not).
+start_test "lockdown"
 L=/sys/kernel/security/lockdown
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 echo integrity > $L 2>/dev/null
@@ -93,4 +136,5 @@ if grep -q '\[integrity\]' $L 2>/dev/null; then
 else
 	not_ok "the kernel has the lockdown LSM ($(cat $L 2>/dev/null))"
 fi
+check_log "the refused load logs nothing of ktrepl's" ""
 done_testing

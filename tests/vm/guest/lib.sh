@@ -48,12 +48,8 @@ test_log() {
 				print l[i]
 		}'
 }
-# log_matches GOT WANT (files): GOT's lines are WANT's, one by one, each
-# line of WANT a shell pattern (* and ?), and a WANT line of "..." any
-# number of lines (none too) up to the next pattern's first match, for
-# steps whose messages vary in number
-log_matches() {
-	awk '
+# glob_re P (awk): shell pattern P (* and ?) as an anchored regex
+_AWK_GLOB_RE='
 	function glob_re(p,    r, i, c) {
 		r = "^"
 		for (i = 1; i <= length(p); i++) {
@@ -68,7 +64,13 @@ log_matches() {
 				r = r c
 		}
 		return r "$"
-	}
+	}'
+# log_matches GOT WANT (files): GOT's lines are WANT's, one by one, each
+# line of WANT a shell pattern (* and ?), and a WANT line of "..." any
+# number of lines (none too) up to the next pattern's first match, for
+# steps whose messages vary in number
+log_matches() {
+	awk "$_AWK_GLOB_RE"'
 	# one pass, no backtracking: "..." skips up to the first line that
 	# matches the pattern after it
 	function matches(    g, w) {
@@ -93,6 +95,24 @@ log_matches() {
 	{ want[++nw] = $0; re[nw] = glob_re($0) }
 	END { exit !matches() }' "$1" "$2"
 }
+# log_lines_among GOT ALLOWED (files): every line of GOT matches one of
+# ALLOWED's patterns; prints those that match none
+log_lines_among() {
+	awk "$_AWK_GLOB_RE"'
+	FILENAME == ARGV[1] { got[++ng] = $0; next }
+	{ re[++nr] = glob_re($0) }
+	END {
+		for (g = 1; g <= ng; g++) {
+			for (r = 1; r <= nr && got[g] !~ re[r]; r++)
+				;
+			if (r > nr) {
+				print got[g]
+				bad = 1
+			}
+		}
+		exit bad
+	}' "$1" "$2"
+}
 check_log() {
 	_lg=${TMPDIR:-/tmp}/.log_got
 	_lw=${TMPDIR:-/tmp}/.log_want
@@ -107,6 +127,26 @@ check_log() {
 		sed 's/^/#   /' "$_lw"
 		echo "# got:"
 		sed 's/^/#   /' "$_lg"
+	fi
+}
+
+# check_log_among NAME ALLOWED: for a step whose messages vary in number
+# and order (a tool that loads and unloads the module as often as its
+# time allows): every line of the scenario's log is one of ALLOWED's
+# (newline-separated shell patterns)
+check_log_among() {
+	_lg=${TMPDIR:-/tmp}/.log_got
+	_lw=${TMPDIR:-/tmp}/.log_want
+	test_log > "$_lg"
+	printf '%s\n' "$2" | grep -v '^$' > "$_lw"
+	if log_lines_among "$_lg" "$_lw" > "$_lg.bad"; then
+		ok "[$T_TEST] $1"
+	else
+		not_ok "[$T_TEST] $1"
+		echo "# allowed:"
+		sed 's/^/#   /' "$_lw"
+		echo "# got, not allowed:"
+		sed 's/^/#   /' "$_lg.bad"
 	fi
 }
 
