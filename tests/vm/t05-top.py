@@ -171,8 +171,13 @@ if ktvm.arch_selected("x86_64"):
                    f"frame {f.get('frame')}: ktrepl-top maps memoryless node "
                    f"{nid} to node {n.get('memory_node')}, as the module does "
                    f"({want})")
+        # 90, not 95 as above: here each node's CPUs run the bound process
+        # and what it interrupts on their memory node's set, and now and
+        # then a kworker on the master's; a clean-clone run measured 94.6%
+        # for one frame's node. Without replication a node other than the
+        # master's reads near 0%.
         for nid, n in ns.items():
-            tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 95,
+            tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 90,
                    f"frame {f['frame']}: node {nid}"
                    f"{' (memoryless)' if nid in memless else ''} fetches "
                    f"{pct(n['core']):.1f}% of core text from its memory node "
