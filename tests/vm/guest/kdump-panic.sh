@@ -12,9 +12,19 @@
 #   reloaded      ktrepl.ko, crash kernel, kdump-config reload (unload and
 #                 load again), rmmod and insmod: VMCOREINFO's copy points
 #                 at the first descriptor, freed; the second is the one
+# The chosen order is one scenario with the kernel log it must leave
+# before the panic (lib.sh: start_test, check_log): the steps' commands,
+# ktrepl.ko's load and unload lines, and the first inject's taint note.
+# The crash kernel's load logs nothing of ktrepl's, in any order.
 . /lib.sh
 SCENARIO=$(cat /etc/kdump-scenario)
 echo "KDUMP-SCENARIO $SCENARIO"
+want=
+# expect TEXT: the next lines of the expected log
+expect() {
+	want="$want
+$1"
+}
 
 # kdump-tools' load step: the running command line without the
 # reservation, and the options kdump-tools gives the capture kernel
@@ -29,10 +39,12 @@ load_crash_kernel() {
 		  printf '%016x T _text\n' $((0x$_stext - 0x10000)); } > /tmp/kallsyms
 		mount --bind /tmp/kallsyms /proc/kallsyms
 	fi
+	log_cmd "kexec -p /boot/vmlinuz --initrd=/boot/capture.gz --append=..."
 	kexec -p /boot/vmlinuz --initrd=/boot/capture.gz \
 		--append="$_cmdline nr_cpus=1 irqpoll nousb reset_devices panic=-1" \
 		> /tmp/kexec.out 2>&1
 	_rc=$?
+	expect "% kexec -p /boot/vmlinuz --initrd=/boot/capture.gz --append=..."
 	sed 's/^/# kexec: /' /tmp/kexec.out
 	check "kexec -p loads the crash kernel (rc $_rc)" \
 		grep -qx 1 /sys/kernel/kexec_crash_loaded
@@ -41,13 +53,15 @@ load_crash_kernel() {
 }
 
 unload_crash_kernel() {
-	kexec -p -u
+	logged kexec -p -u
+	expect "% kexec -p -u"
 	check "kexec -p -u unloads it" grep -qx 0 /sys/kernel/kexec_crash_loaded
 }
 
 load_ktrepl() {
+	expect "$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)"
 	check "insmod ktrepl-test.ko fault_inject=1" \
-		insmod /lib/modules/ktrepl-test.ko fault_inject=1
+		logged insmod /lib/modules/ktrepl-test.ko fault_inject=1
 	emit summary head -n1 $D/summary
 }
 
@@ -57,10 +71,21 @@ flip() {
 	quiesce_audit
 	check "inject: flip int_sqrt+0x4 on node $R" \
 		sh -c "echo 'flip node=$R sym=int_sqrt off=4' > $D/inject"
+	expect "ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 	ktrepl-dump --verify > /tmp/v 2>&1
 	check "live verify exits 1 on the flip" test $? = 1
 }
 
+unload_ktrepl() {
+	check "rmmod ktrepl" logged rmmod ktrepl
+	expect "$(unload_log)"
+}
+
+# TEST: kexec-first | insmod-first | unloaded | reloaded (one per boot)
+# - the steps /etc/kdump-scenario names, each checked as it runs
+# - then a CPU of a replica node panics (after the check of the log)
+# Expected log: each step's, in the order taken.
+start_test "$SCENARIO"
 case $SCENARIO in
 kexec-first)
 	load_crash_kernel
@@ -75,14 +100,14 @@ insmod-first)
 unloaded)
 	load_ktrepl
 	load_crash_kernel
-	check "rmmod ktrepl" rmmod ktrepl
+	unload_ktrepl
 	;;
 reloaded)
 	load_ktrepl
 	load_crash_kernel
 	unload_crash_kernel
 	load_crash_kernel
-	check "rmmod ktrepl" rmmod ktrepl
+	unload_ktrepl
 	load_ktrepl
 	flip
 	;;
@@ -90,6 +115,7 @@ reloaded)
 	not_ok "unknown scenario '$SCENARIO'"
 	;;
 esac
+check_log "the steps' log" "$want"
 [ -n "$R" ] || R=1
 C=$(cut -d, -f1 /sys/devices/system/node/node$R/cpulist | cut -d- -f1)
 check_dmesg_clean
