@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Regenerate tests/unit/fixtures/ from one real x86_64 2x2 guest: its
 debugfs files and its vmcore descriptor, read at the same moment. Not a
-test; run it by hand after an ABI change and review the diff."""
+test; run it by hand after an ABI change and review the diff.
+--out DIR writes there instead (to look without touching the fixtures)."""
+import argparse
 import os
 import re
 import struct
@@ -30,12 +32,18 @@ def descriptor_pa(core):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=OUT,
+                    help=f"where to write (default {OUT})")
+    out = ap.parse_args().out
     core = os.path.join(ktvm.BUILD, "capture.vmcore")
     lines, error = ktvm.dump_guest(
         os.path.join(HERE, "guest", "capture-fixtures.sh"), [(core, "elf")],
         tools=[ktvm.tool("ktrepl-dump")])
     if error or any(x.startswith("not ok") for x in lines):
         sys.exit(f"capture failed: {error or 'see the guest'}")
+    passed = [x for x in lines if x.startswith("ok ")]
+    print(f"the guest's {len(passed)} checks passed, its load's log among them")
     files = {}
     for line in lines:
         if line.startswith("@@file:"):
@@ -49,16 +57,16 @@ def main():
     os.unlink(core)
     size = struct.unpack_from("<I", raw, 20)[0]
     for name, text in files.items():
-        path = os.path.join(OUT, "debugfs", name)
+        path = os.path.join(out, "debugfs", name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write("".join(t + "\n" for t in text))
-    with open(os.path.join(OUT, "descriptor.bin"), "wb") as f:
+    with open(os.path.join(out, "descriptor.bin"), "wb") as f:
         f.write(raw[:size])
-    with open(os.path.join(OUT, "descriptor.pa"), "w") as f:
+    with open(os.path.join(out, "descriptor.pa"), "w") as f:
         f.write(f"0x{pa:x}\n")
     print(f"wrote {len(files)} debugfs files and a {size}-byte descriptor "
-          f"at 0x{pa:x} to {OUT}")
+          f"at 0x{pa:x} to {out}")
 
 
 if __name__ == "__main__":
