@@ -335,7 +335,81 @@ def host_refusals():
            "--help lists text, syscalls and costs, all implemented")
 
 
+# the body's first group of four adds, assembled here from the mnemonics
+# (the binutils prefix, the group)
+BODY_GROUP = {
+    "x86_64": ("", "addq $1, %rax; addq $1, %rcx; addq $1, %rdx; "
+               "addq $1, %rsi"),
+    "arm64": ("aarch64-linux-gnu-", "add x0, x0, #1; add x1, x1, #1; "
+              "add x2, x2, #1; add x3, x3, #1"),
+}
+
+
+def body_bytes(ko):
+    """ktrepl_bench_text_body's bytes in a built module (readelf)."""
+    secs = subprocess.run(["readelf", "-SW", ko], capture_output=True,
+                          text=True).stdout
+    syms = subprocess.run(["readelf", "-sW", ko], capture_output=True,
+                          text=True).stdout
+    sym = re.search(r"\s([0-9a-f]+)\s+(0x[0-9a-f]+|\d+)\s+FUNC\s+\S+\s+\S+\s+(\d+)\s+"
+                    r"ktrepl_bench_text_body$", syms, re.M)
+    if not sym:
+        return None
+    # readelf -W writes a size of over 99999 in hex
+    value, size, ndx = int(sym[1], 16), int(sym[2], 0), int(sym[3])
+    sec = re.search(rf"^\s*\[\s*{ndx}\]\s+\S+\s+\S+\s+[0-9a-f]+\s+"
+                    r"([0-9a-f]+)", secs, re.M)
+    with open(ko, "rb") as f:
+        f.seek(int(sec[1], 16) + value)
+        return f.read(size)
+
+
+def group_bytes(arch):
+    prefix, text = BODY_GROUP[arch]
+    obj = os.path.join(ktvm.BUILD, f"bench-group-{arch}.o")
+    subprocess.run([prefix + "as", "-o", obj], input=text + "\n", text=True,
+                   check=True)
+    raw = os.path.join(ktvm.BUILD, f"bench-group-{arch}.bin")
+    subprocess.run([prefix + "objcopy", "-O", "binary", "-j", ".text", obj, raw],
+                   check=True)
+    with open(raw, "rb") as f:
+        group = f.read()
+    os.unlink(obj)
+    os.unlink(raw)
+    return group
+
+
+def check_bodies():
+    """The body is assembled once from mnemonics and repeated as encoded
+    words (bench_text_body.S): every 64 KiB block of every built module,
+    the shipped 32 MiB one and the test build's, is those four adds."""
+    for arch in ("x86_64", "arm64"):
+        group = group_bytes(arch)
+        for test, want_mib in ((False, 32), (True, None)):
+            ko = os.path.join(os.path.dirname(ktvm.ktrepl_ko(arch, test=test)),
+                              "ktrepl_bench_text.ko")
+            name = f"{arch} {'test build' if test else 'shipped'}"
+            body = body_bytes(ko) if os.path.exists(ko) else None
+            if body is None:
+                tap.ok(False, f"{name}: ktrepl_bench_text_body in {ko}")
+                continue
+            start = body.find(group)
+            run = 0
+            while body[start + run:start + run + 16] == group:
+                run += 16
+            tail = len(body) - start - run
+            ok = start >= 0 and run and run % 65536 == 0 and tail < 64 and \
+                (want_mib is None or run == want_mib << 20)
+            tap.ok(ok, f"{name}: the body is the four adds throughout, "
+                   f"{run >> 10} KiB of {len(body) >> 10} KiB",
+                   f"got the group at +{start}, {run} bytes of it, then "
+                   f"{tail} bytes\nwant a whole number of 64 KiB blocks "
+                   f"{f'({want_mib} MiB) ' if want_mib else ''}"
+                   "and a short tail")
+
+
 host_refusals()
+check_bodies()
 check_arch("x86_64", "2x2")
 check_arch("arm64", "2x2")
 tap.done()
