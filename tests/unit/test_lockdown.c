@@ -194,6 +194,13 @@ static void test_err(void)
 		       err.code == ENOENT && cause == KT_CAUSE_OTHER &&
 		       !strcmp(err.msg, "/x/summary: No such file or directory"),
 	       "kt_lockdown_err: -code, the message in err: %s", err.msg);
+	/* a caller with no errno must not be reported as EPERM (1) */
+	kt_err_clear(&err);
+	tap_eq_u64(-kt_lockdown_err(&err, KT_LOCKDOWN_USE_DEBUGFS, "/x/summary",
+				    0, &cause),
+		   KT_ERR_UNSPECIFIED, "kt_lockdown_err with code 0: -%s",
+		   "KT_ERR_UNSPECIFIED, not -EPERM");
+	tap_eq_u64(err.code, KT_ERR_UNSPECIFIED, "and err.code is it too");
 }
 
 int main(void)

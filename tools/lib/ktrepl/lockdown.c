@@ -178,6 +178,6 @@ int kt_lockdown_err(struct kt_err *err, enum kt_lockdown_use use,
 	c = kt_lockdown_explain(&q, err->msg, sizeof(err->msg));
 	if (cause)
 		*cause = c;
-	err->code = code ? code : 1;
+	err->code = code ? code : KT_ERR_UNSPECIFIED;
 	return -err->code;
 }
