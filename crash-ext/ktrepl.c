@@ -102,11 +102,11 @@ static int crash_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 	if (m->layout.nr_ranges &&
 	    (kt_dump_layout_next_range(&m->layout, pa, &start, &end) ||
 	     start > pa))
-		return kt_err_set(err, ENODATA,
+		return kt_err_set(err, KT_MEM_ABSENT,
 				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " is not in the dump: excluded by the dump filter, or not RAM (ktrepl-dump --vmcore %s says which)",
 				  pa, len, pa & ~(uint64_t)(PAGESIZE() - 1),
 				  pc->dumpfile);
-	return kt_err_set(err, ENODATA,
+	return kt_err_set(err, KT_MEM_ABSENT,
 			  "physical 0x%" PRIx64 "+%zu: crash cannot read it from the dump (a page the dump filter excluded, or not RAM; ktrepl-dump --vmcore names which)",
 			  pa, len);
 }

@@ -262,7 +262,7 @@ static void test_filtered(const uint8_t *mem, size_t desc_len)
 		       err.msg);
 		kt_err_clear(&err);
 		ret = kt_memsrc_read_phys(src, 0x280000, buf, 16, &err);
-		tap_ok(ret == -ENODATA && strstr(err.msg, "page 0x280000") &&
+		tap_ok(ret == -KT_MEM_ABSENT && strstr(err.msg, "page 0x280000") &&
 		       strstr(err.msg, "no PT_LOAD") &&
 		       strstr(err.msg, "not in the dump") &&
 		       strstr(err.msg, "filtered") &&
@@ -310,14 +310,14 @@ static void test_hole(const uint8_t *mem, size_t desc_len)
 		return;
 	kt_err_clear(&err);
 	ret = kt_memsrc_read_phys(src, DESC_PA + 2 * PAGE, buf, sizeof(buf), &err);
-	tap_ok(ret == -ENODATA && strstr(err.msg, "no PT_LOAD") &&
+	tap_ok(ret == -KT_MEM_ABSENT && strstr(err.msg, "no PT_LOAD") &&
 	       strstr(err.msg, "not in the dump") && !strstr(err.msg, "filtered") &&
 	       !strstr(err.msg, "truncated"),
 	       "a page in the hole is refused as not in the dump, not as filtered or truncated (%s)",
 	       err.msg);
 	kt_err_clear(&err);
 	ret = kt_state_load_descriptor(&st, src, DESC_PA, &err);
-	tap_ok(ret == -ENODATA && strstr(err.msg, "descriptor") &&
+	tap_ok(ret == -KT_MEM_ABSENT && strstr(err.msg, "descriptor") &&
 	       strstr(err.msg, "no PT_LOAD"),
 	       "a descriptor whose pages are not in the dump is refused, saying where (%s)",
 	       err.msg);
@@ -539,7 +539,7 @@ static void test_kdump(const uint8_t *mem, enum kd_compress how,
 	       name, err.msg);
 	kt_err_clear(&err);
 	ret = kt_memsrc_read_phys(src, KD_EXCLUDED_START + 0x10, buf, 16, &err);
-	tap_ok(ret == -ENODATA && strstr(err.msg, "page 0x180000") &&
+	tap_ok(ret == -KT_MEM_ABSENT && strstr(err.msg, "page 0x180000") &&
 	       strstr(err.msg, "excluded by the dump filter") &&
 	       strstr(err.msg, "-d 31") &&
 	       strstr(err.msg, "zero, cache, cache-private, user and free") &&
@@ -549,7 +549,7 @@ static void test_kdump(const uint8_t *mem, enum kd_compress how,
 	       name, err.msg);
 	kt_err_clear(&err);
 	ret = kt_memsrc_read_phys(src, KD_HOLE_START, buf, 16, &err);
-	tap_ok(ret == -ENODATA && strstr(err.msg, "not RAM") &&
+	tap_ok(ret == -KT_MEM_ABSENT && strstr(err.msg, "not RAM") &&
 	       !strstr(err.msg, "filter") && !strstr(err.msg, "truncated"),
 	       "kdump %s: a page that was not RAM is named so (%s)", name,
 	       err.msg);

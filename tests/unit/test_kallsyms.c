@@ -72,7 +72,7 @@ static int fake_read(struct kt_memsrc *src, uint64_t pa, void *buf,
 	const struct seg *s = seg_at(src->priv, pa);
 
 	if (!s || pa + len > s->va + s->len)
-		return kt_err_set(err, EFAULT, "0x%" PRIx64 "+%zu is not in the fixture",
+		return kt_err_set(err, KT_MEM_ABSENT, "0x%" PRIx64 "+%zu is not in the fixture",
 				  pa, len);
 	memcpy(buf, s->bytes + (pa - s->va), len);
 	return 0;

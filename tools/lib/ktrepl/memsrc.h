@@ -2,6 +2,7 @@
 #ifndef KTREPL_MEMSRC_H
 #define KTREPL_MEMSRC_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,13 @@
  * never in a backend.
  */
 struct kt_memsrc;
+
+/*
+ * The error every source's read_phys gives for an address it does not
+ * hold: not RAM, outside an image, left out of a dump. A caller tells
+ * "not there" from a failed read by this code alone.
+ */
+#define KT_MEM_ABSENT ENODATA
 
 struct kt_memsrc_ops {
 	const char *name;

@@ -50,7 +50,7 @@ static int kcore_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 			}
 		}
 		if (!seg)
-			return kt_err_set(err, EFAULT,
+			return kt_err_set(err, KT_MEM_ABSENT,
 					  "physical 0x%" PRIx64 " is in no RAM segment", pa);
 		chunk = seg->len - (pa - seg->pa);
 		if (chunk > len)

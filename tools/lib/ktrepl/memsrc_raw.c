@@ -27,7 +27,7 @@ static int raw_read_phys(struct kt_memsrc *src, uint64_t pa, void *buf,
 
 	if (pa < img->base || pa - img->base > img->size ||
 	    len > img->size - (pa - img->base))
-		return kt_err_set(err, EFAULT,
+		return kt_err_set(err, KT_MEM_ABSENT,
 				  "physical 0x%" PRIx64 "+%zu is outside the image [0x%" PRIx64 "-0x%" PRIx64 ")",
 				  pa, len, img->base, img->base + img->size);
 	n = pread(img->fd, buf, len, (off_t)(pa - img->base));

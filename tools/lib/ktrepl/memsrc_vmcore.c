@@ -92,31 +92,31 @@ static int vmcore_missing(struct vmcore *vc, uint64_t pa, size_t len,
 	char dropped[96], other[96], why[160] = "";
 
 	if (vc->layout.format == KT_DUMP_ELF)
-		return kt_err_set(err, ENODATA,
+		return kt_err_set(err, KT_MEM_ABSENT,
 				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " is not in the dump: no PT_LOAD segment of this ELF dump covers it, so it was not RAM, or the tool that wrote the dump left it out%s",
 				  pa, len, page,
 				  vc->layout.elf_filtered ?
 					  " (the dump is filtered, as by makedumpfile -E -d, which never leaves such gaps: the pages it left out lie inside segments and read as zeros, as in crash; an ELF dump records neither the level nor why a page was left out)" :
 					  "");
 	if (vc->mem_map && !pagemap_has(vc->mem_map, page / vc->page_size))
-		return kt_err_set(err, ENODATA,
+		return kt_err_set(err, KT_MEM_ABSENT,
 				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " is not in the dump: the dump's memory bitmap says it was not RAM",
 				  pa, len, page);
 	if (level < 0)
-		return kt_err_set(err, ENODATA,
+		return kt_err_set(err, KT_MEM_ABSENT,
 				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " was RAM but is not in the dump: excluded by a dump filter (the dump does not record its level)",
 				  pa, len, page);
 	dump_level_words(level, " and ", dropped, sizeof(dropped));
 	dump_level_words(level & ~DUMP_LEVEL_ZERO, " or ", other, sizeof(other));
 	if (!other[0])
-		return kt_err_set(err, ENODATA,
+		return kt_err_set(err, KT_MEM_ABSENT,
 				  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " was RAM but is not in the dump, and its level (-d %d) drops no page that is not zero: the dump is damaged or was written by a tool that leaves out more than its level says",
 				  pa, len, page, level);
 	if (level & DUMP_LEVEL_ZERO)
 		snprintf(why, sizeof(why),
 			 "; this format keeps zero pages, as zeros, so it was a %s page",
 			 other);
-	return kt_err_set(err, ENODATA,
+	return kt_err_set(err, KT_MEM_ABSENT,
 			  "physical 0x%" PRIx64 "+%zu: page 0x%" PRIx64 " excluded by the dump filter (makedumpfile -d %d drops %s pages%s): ktrepl reads only kernel memory (its descriptor, page tables, text), which makedumpfile drops only as zero pages, so the address came from damaged or unrelated data; to keep such pages, take the dump at a lower level (-d 1 drops only zero pages)",
 			  pa, len, page, level, dropped, why);
 }
