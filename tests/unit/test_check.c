@@ -712,7 +712,8 @@ static void test_root_owner(void)
 		{ on_node1, KT_ACT_MM, KT_ROOT_MM, 1, 77, false },
 		{ foreign, KT_ACT_MM, KT_ROOT_UNOWNED, -1, -1, false },
 	};
-	struct kt_root_owner o;
+	struct kt_root_owner o, so;
+	bool settled, want;
 	struct fixture fx;
 	struct kt_err err;
 	size_t i;
@@ -743,6 +744,20 @@ static void test_root_owner(void)
 		       o.master ? " master" : "", kinds[cases[i].kind],
 		       cases[i].node, cases[i].pid,
 		       cases[i].master ? " master" : "", err.msg);
+		/* the state alone settles every case but an mm's root */
+		settled = kt_state_root_owner(&fx.st, cases[i].root, &so);
+		want = cases[i].kind == KT_ROOT_SET ||
+		       cases[i].activation != KT_ACT_MM;
+		tap_ok(settled == want &&
+			       (!settled ||
+				(so.kind == o.kind && so.node == o.node &&
+				 so.master == o.master)),
+		       "kt_state_root_owner of 0x%" PRIx64 ": %s%s, want %s",
+		       cases[i].root,
+		       settled ? "settled as " : "left to the tables",
+		       settled ? kinds[so.kind] : "",
+		       want ? "settled as kt_root_owner has it" :
+			      "left to the tables");
 	}
 	fx.st.bound = NULL;
 	fx.st.nr_bound = 0;

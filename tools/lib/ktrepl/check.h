@@ -233,6 +233,14 @@ struct kt_root_owner {
 	int pid;		/* the bound process whose mm it is, or -1 */
 };
 
+/*
+ * From the state alone: true when that settles it (a set's root, or any
+ * root outside mm), false when only the root's tables can (an mm's root
+ * under mm; kt_root_owner reads them). The printers, which hold no
+ * target, use this; verify and crash> ktrepl -c use kt_root_owner.
+ */
+bool kt_state_root_owner(const struct kt_state *st, uint64_t root,
+			 struct kt_root_owner *o);
 int kt_root_owner(struct kt_target *t, uint64_t root, struct kt_root_owner *o,
 		  struct kt_err *err);
 

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "check.h"
 #include "ktrepl_abi.h"
 #include "report.h"
 
@@ -189,13 +190,19 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 		"NODE'S ROOT");
 	for (i = 0; i < (int)st->nr_cpus; i++) {
 		const struct kt_cpu_state *c = &st->cpus[i];
+		struct kt_root_owner o;
 		const char *note = "";
 
 		if (!c->root_recorded)
 			note = "  (not recorded)";
-		/* under mm a CPU runs some process's mm, never a set's root */
+		/*
+		 * under mm a CPU runs some process's mm, never a set's root:
+		 * the state alone cannot judge it
+		 */
 		else if (st->activation == KT_ACT_PERCPU &&
-			 c->loaded_root_pa != c->expected_root_pa)
+			 kt_state_root_owner(st, c->loaded_root_pa, &o) &&
+			 (o.kind != KT_ROOT_SET ||
+			  o.set_root_pa != c->expected_root_pa))
 			note = "  <- not its node's";
 		fprintf(fp, "%-4d %-5d 0x%-16" PRIx64 " 0x%" PRIx64 "%s\n",
 			c->cpu, c->node, c->loaded_root_pa,

@@ -39,14 +39,11 @@ static int image_entry(struct kt_target *t, uint64_t root, uint64_t *entry,
 				   sizeof(*entry), err);
 }
 
-int kt_root_owner(struct kt_target *t, uint64_t root, struct kt_root_owner *o,
-		  struct kt_err *err)
+bool kt_state_root_owner(const struct kt_state *st, uint64_t root,
+			 struct kt_root_owner *o)
 {
-	const struct kt_state *st = t->st;
 	const struct kt_node_state *set = set_of_root(st, root);
-	uint64_t entry, set_entry;
 	int i;
-	int ret;
 
 	*o = (struct kt_root_owner){ .kind = KT_ROOT_UNOWNED, .node = -1,
 				     .pid = -1 };
@@ -58,9 +55,21 @@ int kt_root_owner(struct kt_target *t, uint64_t root, struct kt_root_owner *o,
 		o->node = set->nid;
 		o->set_root_pa = set->root_pa;
 		o->master = root == st->master_root_pa;
-		return 0;
+		return true;
 	}
-	if (st->activation != KT_ACT_MM)
+	/* under mm, a process's root: only its tables say whose it is */
+	return st->activation != KT_ACT_MM;
+}
+
+int kt_root_owner(struct kt_target *t, uint64_t root, struct kt_root_owner *o,
+		  struct kt_err *err)
+{
+	const struct kt_state *st = t->st;
+	uint64_t entry, set_entry;
+	int i;
+	int ret;
+
+	if (kt_state_root_owner(st, root, o))
 		return 0;
 	ret = image_entry(t, root, &entry, err);
 	if (ret)
