@@ -21,7 +21,6 @@
 #include "files.h"
 #include "publish.h"
 
-#define KTREPL_MAX_TASKS 64
 
 static struct ktrepl_provider *prov;
 
@@ -31,10 +30,10 @@ static int tasks_show(struct seq_file *m, void *v)
 	int i, n;
 
 	ktrepl_desc_refresh(true);
-	recs = kcalloc(KTREPL_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
+	recs = kcalloc(KTREPL_MAX_TASK_RECORDS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
-	n = prov->tasks(recs, KTREPL_MAX_TASKS);
+	n = prov->tasks(recs, KTREPL_MAX_TASK_RECORDS);
 	for (i = 0; i < n; i++)
 		seq_printf(m,
 			   "pid=%d comm=%s node=%d cpu=%d root_pa=0x%llx expected_root_pa=0x%llx tables=%s since_ns=%llu iterations=%llu probe=%lu\n",
@@ -117,7 +116,6 @@ static const struct file_operations workload_ctl_fops = {
 	.write = workload_write,
 };
 
-#define KTREPL_MAX_BOUND 512
 
 /*
  * One record per bound process (bind), or per binding that ended in the
@@ -128,11 +126,11 @@ static int show_bindings(struct seq_file *m, bool ended)
 	struct ktrepl_bound_record *recs, *r;
 	int i, n;
 
-	recs = kcalloc(KTREPL_MAX_BOUND, sizeof(*recs), GFP_KERNEL);
+	recs = kcalloc(KTREPL_MAX_BOUND_RECORDS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
-	n = ended ? prov->bound_past(recs, KTREPL_MAX_BOUND) :
-		    prov->bound(recs, KTREPL_MAX_BOUND);
+	n = ended ? prov->bound_past(recs, KTREPL_MAX_BOUND_RECORDS) :
+		    prov->bound(recs, KTREPL_MAX_BOUND_RECORDS);
 	for (i = 0; i < n; i++) {
 		r = &recs[i];
 		strreplace(r->comm, ' ', '_');

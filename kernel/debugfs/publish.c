@@ -31,7 +31,6 @@
 #include "files.h"
 #include "publish.h"
 
-#define KTREPL_MAX_LOG 256
 
 static struct ktrepl_provider *prov;
 static struct dentry *ktrepl_dir;
@@ -422,10 +421,10 @@ static int patches_show(struct seq_file *m, void *v)
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
 	seq_printf(m, "patches=%llu bytes=%llu missed=%llu propagate=%d\n",
 		   patches, bytes, missed, propagate);
-	recs = kcalloc(KTREPL_MAX_LOG, sizeof(*recs), GFP_KERNEL);
+	recs = kcalloc(KTREPL_MAX_PATCH_RECORDS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
-	n = prov->patch_log(recs, KTREPL_MAX_LOG);
+	n = prov->patch_log(recs, KTREPL_MAX_PATCH_RECORDS);
 	for (i = 0; i < n; i++)
 		seq_printf(m,
 			   "seq=%llu va=0x%lx len=%u nodes=%u propagated=%d sym=%ps\n",

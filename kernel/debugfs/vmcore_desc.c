@@ -22,7 +22,6 @@
 #include "ktrepl_node.h"
 #include "publish.h"
 
-#define KTREPL_DESC_MAX_TASKS 64
 /* descriptor bytes per module slot: its record and its rodata range */
 #define KTREPL_DESC_MODULE_BYTES (sizeof(struct ktrepl_desc_module) + \
 				  sizeof(struct ktrepl_desc_module_rodata))
@@ -220,12 +219,12 @@ static void refresh_tasks(void)
 	lockdep_assert_held(&desc_lock);
 	if (!prov->tasks)
 		return;
-	recs = kcalloc(KTREPL_DESC_MAX_TASKS, sizeof(*recs), GFP_KERNEL);
+	recs = kcalloc(KTREPL_MAX_TASK_RECORDS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return;
-	n = prov->tasks(recs, KTREPL_DESC_MAX_TASKS);
+	n = prov->tasks(recs, KTREPL_MAX_TASK_RECORDS);
 	tasks = (void *)desc + desc->tasks_off;
-	for (i = 0; i < KTREPL_DESC_MAX_TASKS; i++) {
+	for (i = 0; i < KTREPL_MAX_TASK_RECORDS; i++) {
 		tasks[i] = (struct ktrepl_desc_task){ .pid = 0, .node = -1 };
 		if (i >= n)
 			continue;
@@ -356,7 +355,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	       prov->nr_regions * sizeof(*regions) +
 	       nr_ext * sizeof(struct ktrepl_desc_extent) +
 	       nr_cpu_ids * (sizeof(*cpu_node) + sizeof(u64)) +
-	       KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task) +
+	       KTREPL_MAX_TASK_RECORDS * sizeof(struct ktrepl_desc_task) +
 	       KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound) +
 	       nr_cpu_ids * sizeof(u64);	/* panic_root[] */
 	slots = prov->modules ? KTREPL_DESC_MAX_MODULES : 0;
@@ -438,7 +437,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		cpu_node[cpu] = cpu_possible(cpu) ? cpu_to_node(cpu) : -1;
 	off += nr_cpu_ids * sizeof(*cpu_node);
 	desc->tasks_off = off;
-	off += KTREPL_DESC_MAX_TASKS * sizeof(struct ktrepl_desc_task);
+	off += KTREPL_MAX_TASK_RECORDS * sizeof(struct ktrepl_desc_task);
 	/* only switched CPUs have a root worth recording */
 	if (prov->installed_root && prov->activation == KTREPL_ACT_PERCPU) {
 		desc->cpu_root_off = off;
@@ -482,7 +481,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	desc->nr_regions = prov->nr_regions;
 	desc->nr_extents = fill.n;
 	desc->nr_cpus = nr_cpu_ids;
-	desc->nr_tasks = KTREPL_DESC_MAX_TASKS;
+	desc->nr_tasks = KTREPL_MAX_TASK_RECORDS;
 	desc->master_root_pa = prov->master_root;
 	desc->direct_map = ktrepl_direct_map(prov);
 	desc->self_pa = page_to_phys(desc_pages);

@@ -2,6 +2,8 @@
 #ifndef KTREPL_ABI_H
 #define KTREPL_ABI_H
 
+#include "ktrepl_desc.h"	/* KTREPL_DESC_ROLE_* */
+
 /*
  * Version of the debugfs text format and of the vmcore descriptor, see
  * docs/abi.md. Any change in the meaning of a field bumps it.
@@ -44,13 +46,13 @@ static inline const char *ktrepl_activation_str(int act)
 static inline const char *ktrepl_role_str(int role)
 {
 	switch (role) {
-	case 0:
+	case KTREPL_DESC_ROLE_NONE:
 		return "none";
-	case 1:
+	case KTREPL_DESC_ROLE_MASTER:
 		return "master";
-	case 2:
+	case KTREPL_DESC_ROLE_REPLICA:
 		return "replica";
-	case 3:
+	case KTREPL_DESC_ROLE_ALIAS:
 		return "alias";
 	}
 	return NULL;

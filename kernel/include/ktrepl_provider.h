@@ -87,6 +87,16 @@ struct ktrepl_module_info {
 /* the one module limit, declared with the descriptor that holds them */
 #define KTREPL_MAX_MODULES KTREPL_DESC_MAX_MODULES
 
+/*
+ * The most records each list op gives, and what its provider keeps: the
+ * patch log's ring (patch_log), the tasks put on node tables (tasks, in
+ * the patches and tasks files and the descriptor), and the bound
+ * processes and recently ended bindings (bound, bound_past).
+ */
+#define KTREPL_MAX_PATCH_RECORDS 256
+#define KTREPL_MAX_TASK_RECORDS 64
+#define KTREPL_MAX_BOUND_RECORDS 512
+
 /* One leaf mapping in a node's tables, for pgtables/nodeN. */
 struct ktrepl_mapping {
 	unsigned long va;

@@ -88,7 +88,6 @@ static DECLARE_DELAYED_WORK(scan_work, scan_fn);
  * locklessly; the scan drains them under bind_lock.
  */
 #define KTR_EVENTS 1024
-#define KTR_PAST 512
 #define KTR_PAST_NS (10 * NSEC_PER_SEC)
 
 struct ktr_bind_event {
@@ -108,7 +107,7 @@ struct ktr_past {
 	char comm[TASK_COMM_LEN];
 };
 
-static struct ktr_past past[KTR_PAST];	/* under bind_lock */
+static struct ktr_past past[KTREPL_MAX_BOUND_RECORDS];	/* under bind_lock */
 static unsigned int past_head;
 
 static void note_past(pid_t pid, int node, u64 since, u64 until,
@@ -117,7 +116,7 @@ static void note_past(pid_t pid, int node, u64 since, u64 until,
 	struct ktr_past *e;
 
 	lockdep_assert_held(&bind_lock);
-	e = &past[past_head++ % KTR_PAST];
+	e = &past[past_head++ % KTREPL_MAX_BOUND_RECORDS];
 	*e = (struct ktr_past){ .pid = pid, .node = node, .since = since,
 				.until = until };
 	strscpy(e->comm, comm, sizeof(e->comm));
@@ -763,9 +762,10 @@ static int mm_bound_past(struct ktrepl_bound_record *recs, int max)
 	int n = 0;
 
 	mutex_lock(&bind_lock);
-	for (i = past_head > KTR_PAST ? past_head - KTR_PAST : 0;
-	     i != past_head && n < max; i++) {
-		const struct ktr_past *e = &past[i % KTR_PAST];
+	i = past_head > KTREPL_MAX_BOUND_RECORDS ?
+		    past_head - KTREPL_MAX_BOUND_RECORDS : 0;
+	for (; i != past_head && n < max; i++) {
+		const struct ktr_past *e = &past[i % KTREPL_MAX_BOUND_RECORDS];
 
 		if (now - e->until > KTR_PAST_NS)
 			continue;

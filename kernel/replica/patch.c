@@ -25,7 +25,6 @@
 #include "patch.h"
 #include "testing.h"
 
-#define KTR_LOG_SIZE 256
 
 /* counters and log: written by the hook or the audit, read by debugfs */
 static atomic64_t nr_patches, nr_patch_bytes, nr_missed;
@@ -37,7 +36,7 @@ static atomic_t force_drop;
  * Innermost: nothing is taken inside it.
  */
 static DEFINE_RAW_SPINLOCK(log_lock);
-static struct ktrepl_patch_record patch_log_ring[KTR_LOG_SIZE];
+static struct ktrepl_patch_record patch_log_ring[KTREPL_MAX_PATCH_RECORDS];
 static u64 patch_seq;	/* under log_lock */
 
 /*
@@ -76,7 +75,7 @@ void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&log_lock, flags);
-	rec = &patch_log_ring[patch_seq % KTR_LOG_SIZE];
+	rec = &patch_log_ring[patch_seq % KTREPL_MAX_PATCH_RECORDS];
 	rec->seq = ++patch_seq;
 	rec->va = va;
 	rec->len = len;
@@ -287,11 +286,11 @@ int ktr_patch_log(struct ktrepl_patch_record *recs, int max)
 	int n = 0;
 
 	raw_spin_lock_irqsave(&log_lock, flags);
-	first = patch_seq > KTR_LOG_SIZE ? patch_seq - KTR_LOG_SIZE : 0;
+	first = patch_seq > KTREPL_MAX_PATCH_RECORDS ? patch_seq - KTREPL_MAX_PATCH_RECORDS : 0;
 	if (patch_seq - first > max)
 		first = patch_seq - max;
 	for (s = first; s < patch_seq; s++)
-		recs[n++] = patch_log_ring[s % KTR_LOG_SIZE];
+		recs[n++] = patch_log_ring[s % KTREPL_MAX_PATCH_RECORDS];
 	raw_spin_unlock_irqrestore(&log_lock, flags);
 	return n;
 }
