@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/elf.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
@@ -13,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 
@@ -37,10 +39,21 @@
  * in modules.c, mm_x86.c, patch.c, workload.c, failsafe.c, percpu_arm64.c
  * and publish.c share no other lock: two of them at once would leave a
  * dump with arrays torn between two lists. Order: desc_lock, then the
- * provider's. The header's counters are single words written with
- * WRITE_ONCE() from any context (the non-sleeping half) and take none.
+ * provider's.
+ *
+ * counters_lock serializes the non-sleeping half: the header's counters,
+ * each CPU's root and the fail-safe's reason and activation strings,
+ * read from the provider and written inside it, from any context (patch
+ * hooks under hook_lock, the fail-safe, CPU PM). Two writers at once
+ * would tear a string, or leave the older reading last: a dump could
+ * then say "percpu" after the fail-safe turned replication off. It is
+ * only ever trylocked, so it never waits and orders against no other
+ * lock: a writer that finds it held marks counters_dirty and leaves,
+ * and the holder, which checks the mark after unlocking, writes again.
  */
 static DEFINE_MUTEX(desc_lock);
+static DEFINE_RAW_SPINLOCK(counters_lock);
+static atomic_t counters_dirty = ATOMIC_INIT(0);
 
 static const struct ktrepl_provider *prov;
 static struct ktrepl_desc *desc;
@@ -197,6 +210,7 @@ static void refresh_failsafe(void)
 {
 	struct ktrepl_engine_counters ec = { 0 };
 
+	lockdep_assert_held(&counters_lock);
 	if (!prov->engine_counters)
 		return;
 	prov->engine_counters(&ec);
@@ -237,18 +251,13 @@ static void refresh_tasks(void)
 	kfree(recs);
 }
 
-/*
- * Counters, and where the caller may sleep the tasks too (the provider's
- * task list takes a mutex). Each caller knows its context and says so.
- */
-void ktrepl_desc_refresh(bool may_sleep)
+static void write_counters(void)
 {
 	u64 patches, bytes, missed;
 	bool propagate;
 	int i;
 
-	if (!desc)
-		return;
+	lockdep_assert_held(&counters_lock);
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
 	if (desc->cpu_root_off) {
 		u64 *cpu_root = (void *)desc + desc->cpu_root_off;
@@ -261,6 +270,36 @@ void ktrepl_desc_refresh(bool may_sleep)
 	WRITE_ONCE(desc->patches_missed, missed);
 	WRITE_ONCE(desc->propagate, propagate);
 	refresh_failsafe();
+}
+
+/* the non-sleeping half: the last writer's reading is the one left */
+static void refresh_counters(void)
+{
+	unsigned long flags;
+
+	atomic_set(&counters_dirty, 1);
+	smp_mb();	/* the mark before the trylock; pairs with below */
+	for (;;) {
+		if (!raw_spin_trylock_irqsave(&counters_lock, flags))
+			return;	/* its holder sees the mark and writes again */
+		if (atomic_xchg(&counters_dirty, 0))
+			write_counters();
+		raw_spin_unlock_irqrestore(&counters_lock, flags);
+		smp_mb();	/* the unlock before reading the mark */
+		if (!atomic_read(&counters_dirty))
+			return;
+	}
+}
+
+/*
+ * Counters, and where the caller may sleep the tasks too (the provider's
+ * task list takes a mutex). Each caller knows its context and says so.
+ */
+void ktrepl_desc_refresh(bool may_sleep)
+{
+	if (!desc)
+		return;
+	refresh_counters();
 	if (!may_sleep)
 		return;
 	mutex_lock(&desc_lock);

@@ -38,6 +38,9 @@
  *
  * The last three are raw spinlocks, innermost: none is taken inside
  * another, and nothing that sleeps or takes a lock is called under them.
+ * The publisher's counters_lock (debugfs/vmcore_desc.c), taken under
+ * them by a hook's refresh of the descriptor, is only ever trylocked,
+ * so it waits on nothing and has no place in this order.
  *
  * failsafe_lock (mutex, failsafe.c) serializes the fail-safe work with
  * ktr_failsafe_stop(), and so the pause, resume and give-up of the
@@ -52,11 +55,12 @@
  * worker.
  *
  * bind_lock (mutex, mm_x86.c) guards the bound list, the past ring, the
- * events' tail and mm_on: the scan work, the bind file, the debugfs
- * lists and unload take it. The fork and exec tracepoint probes run
- * with preemption off and never take it: they write an mm's one entry
- * (a word, every value of which maps the same bytes) and claim an
- * event slot with an atomic; the scan drains the slots under the lock.
+ * events' tail, mm_on and list_dirty (the publisher's cue): the scan
+ * work, the bind file, the debugfs lists and unload take it. The fork
+ * and exec tracepoint probes run with preemption off and never take
+ * it: they write an mm's one entry (a word, every value of which maps
+ * the same bytes) and claim an event slot with an atomic; the scan
+ * drains the slots under the lock.
  * The non-global rewrite of the text leaves happens at mm start and
  * stop, which only init, unload and the fail-safe call, under
  * failsafe_lock or alone.
