@@ -71,6 +71,11 @@ MODULE_PARM_DESC(delay_phase, "tests: the runs delayed: before, after or any (de
 static struct dentry *bench_dir;
 
 static DEFINE_STATIC_KEY_FALSE(bench_flip_key);
+/*
+ * One static_key read at a time: each times an enable and a disable of
+ * bench_flip_key, which another reader's flip in between would make a
+ * no-op (or a double). Taken by static_key's reader only.
+ */
 static DEFINE_MUTEX(bench_flip_lock);
 
 /* the key's one branch site, in this module's (replicated) text */
@@ -81,7 +86,11 @@ static noinline bool bench_flip_site(void)
 
 /* one open file of run: a request, then its result */
 struct bench_run {
-	struct mutex lock;	/* a write and a read on the same file */
+	/*
+	 * Every field below: a write (the run) and a read (its result) of
+	 * the same open file, from two threads sharing it, take it.
+	 */
+	struct mutex lock;
 	bool done;
 	int node;
 	unsigned int iterations;
@@ -139,6 +148,7 @@ static ssize_t bench_run_write(struct file *file, const char __user *ubuf,
 	unsigned long sink = 0;
 	char buf[64], phase[8];
 	bool delayed;
+	ssize_t ret;
 	u64 start;
 	int nid;
 
@@ -176,8 +186,9 @@ static ssize_t bench_run_write(struct file *file, const char __user *ubuf,
 	run->iterations = i;
 	run->delayed = delayed;
 	strscpy(run->phase, phase, sizeof(run->phase));
+	ret = run->done ? len : -EINTR;
 	mutex_unlock(&run->lock);
-	return run->done ? len : -EINTR;
+	return ret;
 }
 
 static ssize_t bench_run_read(struct file *file, char __user *ubuf,

@@ -210,6 +210,13 @@ void ktr_hook_unlock(unsigned long flags)
 }
 NOKPROBE_SYMBOL(ktr_hook_unlock);
 
+/* for the arch files' readers of their state under hook_lock */
+void ktr_hook_lock_assert_held(void)
+{
+	lockdep_assert_held(&hook_lock);
+}
+NOKPROBE_SYMBOL(ktr_hook_lock_assert_held);
+
 int ktr_patch_start(void)
 {
 	int ret = ktr_patch_arch_start();

@@ -271,6 +271,7 @@ bool ktr_patch_excludable(void)
 
 bool ktr_patch_arch_page_in_flight(struct ktr_chunk *c, unsigned long va)
 {
+	ktr_hook_lock_assert_held();
 	return poked.chunk == c && poked.va == va;
 }
 
