@@ -244,17 +244,27 @@ for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
                    f"fetches {mod['local_pct']}% of module text locally on "
                    f"its set ({fetched} fetches, floor {floor}%)",
                    f"{f.get('hot_remote_functions', [])[:8]} {mods}")
-    # modules=0: a replica node's module fetches go to the master's pages
+    # modules=0: a replica node's module fetches go to the master's pages.
+    # Summed over both frames: module text is about 4% of a node's
+    # samples, and one frame of 3 s gave fewer than 50 now and then
+    # (the clean-clone run of 2026-12-02, arm64)
     off = ktvm.json_records(tap, lines, "top_off")
-    judged = [(f["frame"], n["node"], n["on_sets"]["module"]) for f in off
-              for n in f["nodes"] if roles.get(n["node"]) == "replica" and
-              n["on_sets"]["module"]["local"] +
-              n["on_sets"]["module"]["remote"] >= 50]
+    fetches = {}
+    for f in off:
+        for n in f["nodes"]:
+            if roles.get(n["node"]) == "replica":
+                m = n["on_sets"]["module"]
+                got = fetches.setdefault(n["node"], [0, 0])
+                got[0] += m["local"]
+                got[1] += m["remote"]
+    judged = {nd: (lo, lo + re) for nd, (lo, re) in fetches.items()}
     tap.ok(len(off) == 2 and judged and
-           all(m["local_pct"] is not None and m["local_pct"] <= 20
-               for _, _, m in judged),
-           f"{name} modules=0: replica nodes fetch module text remotely",
-           f"{[(fr, nd, m['local_pct']) for fr, nd, m in judged]}")
+           all(total >= 50 and local <= 0.2 * total
+               for local, total in judged.values()),
+           f"{name} modules=0: replica nodes fetch module text remotely "
+           f"(node: local of fetched, both frames: {judged})",
+           "want at least 50 fetches on each replica node, at most 20% "
+           "local")
 
 # arm64 activation=percpu: the full run on 2x2 (storm, freshness, cycles),
 # the basics on the other topologies and with KPTI forced on
