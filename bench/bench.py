@@ -295,6 +295,13 @@ def scaling_bench():
             f"{k} {statistics.median(float(t[k]) for t in times if k in t):.0f}"
             for k in times[0] if k not in ("compared_bytes", "tables")) \
             if times else "?"
+        # the command's own total against the wall time around it: the
+        # rest is exec, the loader and exit, which --version alone costs
+        if times and "total" in times[0]:
+            total = statistics.median(float(t["total"]) for t in times)
+            start = statistics.median(int(r.get("exec_ns", 0)) for r in runs)
+            split += (f"; outside the command {v / 1e6 - total:.0f}, of "
+                      f"which a run of --version {start / 1e6:.0f}")
         print(f"verify scaling [{topo}]: where it goes (ms, median): {split}")
         print(f"verify scaling [{topo}]: {v / 1e6:.0f} ms, one node's raw "
               f"read {one / 1e6:.0f} ms (all {nodes}: {every / 1e6:.0f} "
