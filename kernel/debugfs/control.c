@@ -21,7 +21,6 @@
 #include "files.h"
 #include "publish.h"
 
-
 static struct ktrepl_provider *prov;
 
 static int tasks_show(struct seq_file *m, void *v)
@@ -115,7 +114,6 @@ static const struct file_operations workload_ctl_fops = {
 	.owner = THIS_MODULE,
 	.write = workload_write,
 };
-
 
 /*
  * One record per bound process (bind), or per binding that ended in the

@@ -31,7 +31,6 @@
 #include "files.h"
 #include "publish.h"
 
-
 static struct ktrepl_provider *prov;
 static struct dentry *ktrepl_dir;
 

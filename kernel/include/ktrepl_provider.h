@@ -89,9 +89,10 @@ struct ktrepl_module_info {
 
 /*
  * The most records each list op gives, and what its provider keeps: the
- * patch log's ring (patch_log), the tasks put on node tables (tasks, in
- * the patches and tasks files and the descriptor), and the bound
- * processes and recently ended bindings (bound, bound_past).
+ * patch log's ring (patch_log: the patches file), the tasks put on node
+ * tables (tasks: the tasks file and the descriptor), and the bound
+ * processes and recently ended bindings (bound, bound_past: the bind
+ * files; the descriptor keeps fewer, KTREPL_DESC_MAX_BOUND).
  */
 #define KTREPL_MAX_PATCH_RECORDS 256
 #define KTREPL_MAX_TASK_RECORDS 64
