@@ -113,72 +113,6 @@ static int arm64_trap_insn(u8 *buf, size_t len)
 	return sizeof(insn);
 }
 
-/*
- * __aarch64_insn_write(void *addr, __le32 insn): the one function every
- * core-text write reaches. aarch64_insn_patch_text_nosync() is not that
- * funnel: patching.c inlines it into the stop_machine() callback that
- * arms and disarms kprobes, so a hook there never sees those writes.
- */
-static bool arm64_patch_args(struct pt_regs *regs, unsigned long *va,
-			     const void **src, size_t *len, bool *fill)
-{
-	*va = regs->regs[0];
-	*src = &regs->regs[1];	/* the low 32 bits: little-endian */
-	*len = AARCH64_INSN_SIZE;
-	*fill = false;
-	return true;
-}
-
-/*
- * The kernel writes the master through its fixmap and then cleans the
- * *VA* it was given, which on a CPU running a replica is that replica's
- * line, not the master's. So the master is written here, through a
- * writable alias of its physical page, and cleaned through its linear
- * alias, which every CPU translates to the master. pa is the master's
- * physical address of va: the image's, or a module page's.
- */
-static void arm64_write_master(unsigned long va, phys_addr_t pa,
-			       const void *src, size_t len)
-{
-	unsigned long alias = (unsigned long)phys_to_virt(pa);
-
-	ktr_write_phys(pa, src, len);
-	caches_clean_inval_pou(alias, alias + len);
-}
-
-/* where a taken-over __aarch64_insn_write() returns from: success */
-static noinline int notrace arm64_insn_written(void *addr, __le32 insn)
-{
-	return 0;
-}
-
-/*
- * The master and every replica are written already, so the kernel's own
- * write (a fixmap map and unmap, each a broadcast TLB invalidate) would
- * only repeat the master's. The hooked call resumes in a stub rather
- * than at the caller's return address: a function-graph tracer that hooks
- * this call's return then still sees a function return.
- */
-static void arm64_skip_kernel_write(struct pt_regs *regs)
-{
-	instruction_pointer_set(regs, (unsigned long)arm64_insn_written);
-}
-
-/* __set_fixmap(idx, phys, prot): prot 0 clears the slot */
-static bool arm64_poke_slot(struct pt_regs *regs, phys_addr_t *pa, bool *map)
-{
-	if (regs->regs[0] != FIX_TEXT_POKE0)
-		return false;
-	*pa = regs->regs[1] & PAGE_MASK;
-	*map = regs->regs[2] != 0;
-	return true;
-}
-
-static unsigned long arm64_image_va(phys_addr_t pa)
-{
-	return (unsigned long)pa + kimage_voffset;
-}
-
 /* TTBR1 never changes: nothing ever runs on a node's tables */
 static void arm64_release_cpu(void)
 {
@@ -323,13 +257,6 @@ const struct ktr_arch ktr_arch = {
 	.trap_insn = arm64_trap_insn,
 	.release_cpu = arm64_release_cpu,
 	.leave_root = arm64_release_cpu,
-	.patch_symbol = "__aarch64_insn_write",
-	.patch_args = arm64_patch_args,
-	.write_master = arm64_write_master,
-	.skip_kernel_write = arm64_skip_kernel_write,
-	.poke_symbol = "__set_fixmap",
-	.poke_slot = arm64_poke_slot,
-	.image_va = arm64_image_va,
 	.rodata_limit = arm64_rodata_limit,
 	.root_lead_pages = 2,
 	.fill_root_lead = arm64_fill_root_lead,

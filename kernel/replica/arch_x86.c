@@ -13,7 +13,6 @@
 #include "engine.h"
 #include "ktrepl_compat.h"
 
-static unsigned long text_poke_memset_addr;
 
 static bool x86_present(u64 e)
 {
@@ -190,19 +189,6 @@ static void x86_flush_kernel_range(unsigned long start, unsigned long end)
 		on_each_cpu(flush_range_here, &r, 1);
 }
 
-/* __text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
-static bool x86_patch_args(struct pt_regs *regs, unsigned long *va,
-			   const void **src, size_t *len, bool *fill)
-{
-	if (!text_poke_memset_addr)
-		text_poke_memset_addr = ktr_ksym("text_poke_memset");
-	*va = regs->si;
-	*src = (const void *)regs->dx;
-	*len = regs->cx;
-	*fill = regs->di == text_poke_memset_addr;
-	return true;
-}
-
 const struct ktr_arch ktr_arch = {
 	.name = "x86_64",
 	.geometry = x86_geometry,
@@ -222,8 +208,6 @@ const struct ktr_arch ktr_arch = {
 	.trap_insn = x86_trap_insn,
 	.release_cpu = x86_release_cpu,
 	.leave_root = x86_leave_root,
-	.patch_symbol = "__text_poke",
-	.patch_args = x86_patch_args,
 	.can_activate = true,
 	.mm = &ktr_mm_x86,
 	.protect_alias = x86_protect_alias,

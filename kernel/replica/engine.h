@@ -225,31 +225,6 @@ struct ktr_arch {
 	void (*release_cpu)(void);
 	/* the same from the scheduler, irqs off, before a switch */
 	void (*leave_root)(void);
-	/* the text-patching function hooked (patch_x86.c, patch_arm64.c) */
-	const char *patch_symbol;
-	/* decode (va, src, len, fill) from the hooked function's arguments */
-	bool (*patch_args)(struct pt_regs *regs, unsigned long *va,
-			   const void **src, size_t *len, bool *fill);
-	/*
-	 * Optional: the hook takes the kernel's write over. write_master
-	 * writes the master, with cache maintenance on it, before the
-	 * replicas; skip_kernel_write then makes the hooked function return
-	 * success without writing. Context: the hook, interrupts off.
-	 */
-	void (*write_master)(unsigned long va, phys_addr_t pa, const void *src,
-			     size_t len);
-	void (*skip_kernel_write)(struct pt_regs *regs);
-	/*
-	 * Where patch_symbol cannot be hooked (arm64 6.12 builds its
-	 * patching code noinstr), a kprobe on poke_symbol sees the kernel
-	 * map each page it writes into its poke slot and unmap it after.
-	 * poke_slot decodes one such call: true for the poke slot, with the
-	 * page's physical address and whether it is mapped (else unmapped).
-	 */
-	const char *poke_symbol;
-	bool (*poke_slot)(struct pt_regs *regs, phys_addr_t *pa, bool *map);
-	/* the image's VA of a physical address inside it */
-	unsigned long (*image_va)(phys_addr_t pa);
 	/*
 	 * Pages the kernel expects right below a root it runs on (arm64
 	 * KPTI: the trampoline table two pages below), and how to fill them.

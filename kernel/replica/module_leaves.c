@@ -133,7 +133,7 @@ static int move_leaves_now(void *arg)
 		WRITE_ONCE(*w[i].entry, w[i].val);
 	if (ktr_arch.tables_changed)
 		ktr_arch.tables_changed();
-	/* arm64's write_master writes the master's page: now this one */
+	/* where arm64's ktr_patch_arch_write_master() writes the master: now here */
 	for (i = 0; i < km->nr_chunks; i++) {
 		struct ktr_master_copy *mc = &km->master_copies[i];
 

@@ -104,7 +104,7 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 
 	*made = false;
 	ktr_failsafe_poll();
-	if (!ktr_arch.patch_args(regs, &va, &src, &len, &fill) || !len)
+	if (!ktr_patch_arch_args(regs, &va, &src, &len, &fill) || !len)
 		return false;
 	c = replicated_chunk(va, len);
 	if (!c)
@@ -126,9 +126,9 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 	}
 	atomic64_inc(&patch_window);
 	raw_spin_lock_irqsave(&hook_lock, flags);
-	if (ktr_arch.write_master)
-		ktr_arch.write_master(va, c->master_pa + (va - c->va), src,
-				      len);
+	if (ktr_patch_arch_writes_master())
+		ktr_patch_arch_write_master(va, c->master_pa + (va - c->va),
+					    src, len);
 	for_each_online_node(nid) {
 		if (!ktr.nodes[nid].own_replica)
 			continue;
@@ -145,7 +145,7 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 	ktr_patch_log_add(va, len, written, true);
 	ktr_notify_changed(false);
 	/* the master got its bytes here (a taken-over or repeated write) */
-	if (ktr_arch.write_master) {
+	if (ktr_patch_arch_writes_master()) {
 		atomic64_inc(&patch_window);
 		return false;
 	}
@@ -223,7 +223,7 @@ int ktr_patch_start(void)
 
 	if (ret)
 		pr_err("cannot hook %s for patch propagation: %d\n",
-		       ktr_arch.patch_symbol, ret);
+		       ktr_patch_symbol, ret);
 	return ret;
 }
 

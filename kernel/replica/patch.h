@@ -17,7 +17,25 @@ void ktr_patch_count(size_t len, bool missed);
 unsigned long ktr_hook_lock(void);	/* ktr_hook_unlock(flags) after */
 void ktr_hook_lock_assert_held(void);
 
-/* the arch's hook */
+/*
+ * The arch's hook. ktr_patch_symbol is the kernel's text-patching
+ * function it hooks; ktr_patch_arch_args() decodes (va, src, len, fill)
+ * from that function's arguments. Where the hook takes the kernel's
+ * write over (arm64), ktr_patch_arch_write_master() writes the master,
+ * with cache maintenance on it, before the replicas, and the kernel's
+ * function then returns without writing. Context: the hook, interrupts
+ * off.
+ */
+extern const char *const ktr_patch_symbol;
+bool ktr_patch_arch_args(struct pt_regs *regs, unsigned long *va,
+			 const void **src, size_t *len, bool *fill);
+static inline bool ktr_patch_arch_writes_master(void)
+{
+	return IS_ENABLED(CONFIG_ARM64);
+}
+
+void ktr_patch_arch_write_master(unsigned long va, phys_addr_t pa,
+				 const void *src, size_t len);
 int ktr_patch_arch_start(void);
 /* unhook, and stop the audit (ktr_audit_stop()) at the arch's point */
 void ktr_patch_arch_stop(void);		/* waits for running handlers */

@@ -29,10 +29,91 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <asm/cacheflush.h>
+#include <asm/fixmap.h>
+#include <asm/insn.h>
+#include <asm/memory.h>
 
 #include "engine.h"
 #include "patch.h"
 #include "testing.h"
+
+const char *const ktr_patch_symbol = "__aarch64_insn_write";
+
+/*
+ * __aarch64_insn_write(void *addr, __le32 insn): the one function every
+ * core-text write reaches. aarch64_insn_patch_text_nosync() is not that
+ * funnel: patching.c inlines it into the stop_machine() callback that
+ * arms and disarms kprobes, so a hook there never sees those writes.
+ */
+bool ktr_patch_arch_args(struct pt_regs *regs, unsigned long *va,
+			 const void **src, size_t *len, bool *fill)
+{
+	*va = regs->regs[0];
+	*src = &regs->regs[1];	/* the low 32 bits: little-endian */
+	*len = AARCH64_INSN_SIZE;
+	*fill = false;
+	return true;
+}
+NOKPROBE_SYMBOL(ktr_patch_arch_args);
+
+/*
+ * The kernel writes the master through its fixmap and then cleans the
+ * *VA* it was given, which on a CPU running a replica is that replica's
+ * line, not the master's. So the master is written here, through a
+ * writable alias of its physical page, and cleaned through its linear
+ * alias, which every CPU translates to the master. pa is the master's
+ * physical address of va: the image's, or a module page's.
+ */
+void ktr_patch_arch_write_master(unsigned long va, phys_addr_t pa,
+				 const void *src, size_t len)
+{
+	unsigned long alias = (unsigned long)phys_to_virt(pa);
+
+	ktr_write_phys(pa, src, len);
+	caches_clean_inval_pou(alias, alias + len);
+}
+NOKPROBE_SYMBOL(ktr_patch_arch_write_master);
+
+/* where a taken-over __aarch64_insn_write() returns from: success */
+static noinline int notrace insn_written(void *addr, __le32 insn)
+{
+	return 0;
+}
+
+/*
+ * The master and every replica are written already, so the kernel's own
+ * write (a fixmap map and unmap, each a broadcast TLB invalidate) would
+ * only repeat the master's. The hooked call resumes in a stub rather
+ * than at the caller's return address: a function-graph tracer that hooks
+ * this call's return then still sees a function return.
+ */
+static void skip_kernel_write(struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)insn_written);
+}
+
+/*
+ * __set_fixmap(idx, phys, prot), prot 0 clearing the slot: true for the
+ * poke slot, with the page's physical address and whether it is mapped
+ * (else unmapped).
+ */
+static const char poke_symbol[] = "__set_fixmap";
+
+static bool poke_slot(struct pt_regs *regs, phys_addr_t *pa, bool *map)
+{
+	if (regs->regs[0] != FIX_TEXT_POKE0)
+		return false;
+	*pa = regs->regs[1] & PAGE_MASK;
+	*map = regs->regs[2] != 0;
+	return true;
+}
+
+/* the image's VA of a physical address inside it */
+static unsigned long image_va(phys_addr_t pa)
+{
+	return (unsigned long)pa + kimage_voffset;
+}
 
 static bool ftrace_registered, poke_registered;
 /* the hook writes the master and the kernel's function skips its write */
@@ -65,7 +146,7 @@ static void notrace patch_ftrace_handler(unsigned long ip,
 		return;
 	ktr_propagate_patch(regs, &made);
 	if (made && write_taken_over)
-		ktr_arch.skip_kernel_write(regs);
+		skip_kernel_write(regs);
 }
 
 /*
@@ -81,7 +162,7 @@ static struct ftrace_ops patch_fops = {
 
 static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
 {
-	unsigned long image = ktr_arch.image_va(pa);
+	unsigned long image = image_va(pa);
 	struct ktr_chunk *c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks,
 						image);
 
@@ -138,7 +219,7 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 	phys_addr_t pa;
 	bool map;
 
-	if (!ktr_arch.poke_slot(regs, &pa, &map))
+	if (!poke_slot(regs, &pa, &map))
 		return 0;
 	if (!map) {
 		if (!poked.chunk)
@@ -178,7 +259,7 @@ static int start_poke_hook(void)
 	poked.before = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!poked.before)
 		return -ENOMEM;
-	poke_kprobe.symbol_name = ktr_arch.poke_symbol;
+	poke_kprobe.symbol_name = poke_symbol;
 	ret = register_kprobe(&poke_kprobe);
 	if (ret) {
 		kfree(poked.before);
@@ -188,31 +269,29 @@ static int start_poke_hook(void)
 	poke_registered = true;
 	ktr_audit_start();
 	pr_info("%s cannot be hooked: text writes are followed through %s\n",
-		ktr_arch.patch_symbol, ktr_arch.poke_symbol);
+		ktr_patch_symbol, poke_symbol);
 	return 0;
 }
 
 static int start_ftrace_hook(void)
 {
-	unsigned long addr = ktr_ksym(ktr_arch.patch_symbol);
+	unsigned long addr = ktr_ksym(ktr_patch_symbol);
 	int ret;
 
 	if (!addr)
 		return -ENOENT;
 	ret = ftrace_set_filter_ip(&patch_fops, addr, 0, 0);
-	if (!ret && ktr_arch.skip_kernel_write) {
+	if (!ret) {
 		patch_fops.flags |= FTRACE_OPS_FL_IPMODIFY;
 		ret = register_ftrace_function(&patch_fops);
 		write_taken_over = !ret;
 		/* another ip-modifying user has it: write the master twice */
 		if (ret == -EBUSY) {
 			pr_warn("%s is modified by another ftrace user: the kernel writes the master again after the hook\n",
-				ktr_arch.patch_symbol);
+				ktr_patch_symbol);
 			patch_fops.flags &= ~FTRACE_OPS_FL_IPMODIFY;
 			ret = register_ftrace_function(&patch_fops);
 		}
-	} else if (!ret) {
-		ret = register_ftrace_function(&patch_fops);
 	}
 	if (ret) {
 		ftrace_free_filter(&patch_fops);
@@ -228,7 +307,7 @@ int ktr_patch_arch_start(void)
 	int ret = start_ftrace_hook();
 
 	/* not traceable, or no ftrace_regs with registers */
-	if ((ret == -EINVAL || ret == -ENOENT) && ktr_arch.poke_symbol)
+	if (ret == -EINVAL || ret == -ENOENT)
 		ret = start_poke_hook();
 	return ret;
 }

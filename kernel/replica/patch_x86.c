@@ -13,6 +13,24 @@
 #include "engine.h"
 #include "patch.h"
 
+const char *const ktr_patch_symbol = "__text_poke";
+
+/* __text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
+bool ktr_patch_arch_args(struct pt_regs *regs, unsigned long *va,
+			 const void **src, size_t *len, bool *fill)
+{
+	static unsigned long text_poke_memset_addr;
+
+	if (!text_poke_memset_addr)
+		text_poke_memset_addr = ktr_ksym("text_poke_memset");
+	*va = regs->si;
+	*src = (const void *)regs->dx;
+	*len = regs->cx;
+	*fill = regs->di == text_poke_memset_addr;
+	return true;
+}
+NOKPROBE_SYMBOL(ktr_patch_arch_args);
+
 static struct kretprobe patch_kretprobe;
 static bool kprobe_registered;
 
@@ -42,7 +60,7 @@ int ktr_patch_arch_start(void)
 {
 	int ret;
 
-	patch_kretprobe.kp.symbol_name = ktr_arch.patch_symbol;
+	patch_kretprobe.kp.symbol_name = ktr_patch_symbol;
 	patch_kretprobe.entry_handler = patch_entry;
 	patch_kretprobe.handler = patch_return;
 	patch_kretprobe.data_size = sizeof(bool);
