@@ -202,7 +202,7 @@ static void audit_fn(struct work_struct *work)
 	int i;
 
 	ktr_failsafe_poll();
-	if (!READ_ONCE(ktr.replicas_ready) || !ktr_test_propagate())
+	if (!ktr_replicas_ready() || !ktr_test_propagate())
 		goto again;
 	mutex_lock(&audit_lock);
 	for (i = 0; i < ktr.nr_chunks; i++)

@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Building: the master's leaf mappings over text and rodata become
- * chunks, each chunk gets a node-local copy on every replica node, and
- * each replica node gets a private copy of only the table pages on the
- * path to its copies; every other entry still points at the master's
- * table pages. The master's own mappings are never touched.
+ * chunks, and each chunk gets a node-local copy on every replica node
+ * (each node's tables that map them are tables.c's). The master's own
+ * mappings are never touched.
  *
  * Context: process, at load (ktr_engine_init) and unload
  * (ktr_engine_free), and at module load and unload under mods_lock
- * (modules.c: allocation, own_table(), ktr_own_leaf()). The lookups
+ * (modules.c: allocation, the chunks' replicas). The lookups
  * (ktr_walk, ktr_find_chunk, ktr_chunk_pa) are read-only and safe in any
  * context once built; engine.h says what each one needs held.
+ *
+ * Owned here: the page accounting, each node's replica bytes,
+ * replicas_ready and alias_protected. The accounting and the byte
+ * counts have one writer at a time: the init or exit thread, or, while
+ * module loads are followed, the holder of mods_lock (asserted). The
+ * byte counts are read locklessly (debugfs), replicas_ready by the
+ * patch hooks (WRITE_ONCE at the copy, under text_mutex where it
+ * exists), alias_protected only by the writers above. Each node's own
+ * tables are tables.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
+#include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
@@ -31,6 +40,30 @@
 
 #include "engine.h"
 #include "testing.h"
+
+/* so that every unload can prove it freed all it allocated */
+static struct {
+	unsigned int calls;
+	unsigned long allocated;
+	unsigned long freed;
+} accounting;
+
+/* each node's replica bytes (core and modules), read locklessly */
+static u64 replica_bytes[MAX_NUMNODES];
+
+static bool replicas_ready;
+static bool alias_protected;	/* every replica's direct-map alias is RO */
+
+bool ktr_replicas_ready(void)
+{
+	return READ_ONCE(replicas_ready);
+}
+NOKPROBE_SYMBOL(ktr_replicas_ready);
+
+bool ktr_alias_protected(void)
+{
+	return alias_protected;
+}
 
 /*
  * Walk from root toward va; stop at a leaf, a hole, or stop_level.
@@ -67,25 +100,25 @@ void ktr_free(struct page *page, unsigned int order)
 {
 	assert_accounting_writer();
 	__free_pages(page, order);
-	ktr.pages_freed += 1UL << order;
+	accounting.freed += 1UL << order;
 }
 
 /* zero: only pages not fully overwritten by a copy (the root's PTI half) */
-static struct page *ktr_alloc_flags(int nid, unsigned int order, gfp_t extra)
+static struct page *alloc_flags(int nid, unsigned int order, gfp_t extra)
 {
 	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN | extra;
 	struct page *page;
 
 	assert_accounting_writer();
-	ktr.alloc_calls++;
-	if (ktr_test_fail_alloc() && ktr.alloc_calls == ktr_test_fail_alloc()) {
+	accounting.calls++;
+	if (ktr_test_fail_alloc() && accounting.calls == ktr_test_fail_alloc()) {
 		pr_info("failing allocation %u as fail_alloc asks\n",
-			ktr.alloc_calls);
+			accounting.calls);
 		return NULL;
 	}
 	page = alloc_pages_node(nid, gfp, order);
 	if (page)
-		ktr.pages_allocated += 1UL << order;
+		accounting.allocated += 1UL << order;
 	if (page && page_to_nid(page) != nid) {
 		pr_err("asked node %d, got a page on node %d\n", nid,
 		       page_to_nid(page));
@@ -97,7 +130,17 @@ static struct page *ktr_alloc_flags(int nid, unsigned int order, gfp_t extra)
 
 struct page *ktr_alloc(int nid, unsigned int order)
 {
-	return ktr_alloc_flags(nid, order, 0);
+	return alloc_flags(nid, order, 0);
+}
+
+struct page *ktr_alloc_zeroed(int nid, unsigned int order)
+{
+	return alloc_flags(nid, order, __GFP_ZERO);
+}
+
+u64 ktr_node_bytes(int nid)
+{
+	return READ_ONCE(replica_bytes[nid]) + ktr_node_table_bytes(nid);
 }
 
 /* the chunk of a sorted array that holds va, or NULL */
@@ -256,7 +299,6 @@ void ktr_setup_nodes(void)
 		bool has_memory = node_state(nid, N_MEMORY);
 
 		n->nid = nid;
-		INIT_LIST_HEAD(&n->tables);
 		n->memory_nid = has_memory ? nid : nearest_memory_node(nid);
 		n->own_replica = has_memory && nid != ktr.master_nid;
 	}
@@ -284,7 +326,7 @@ int ktr_alloc_chunk_replicas(struct ktr_chunk *c)
 			       nid, (void *)c->va, ktr_chunk_size(c) >> 10);
 			return -ENOMEM;
 		}
-		ktr.nodes[nid].replica_bytes += ktr_chunk_size(c);
+		replica_bytes[nid] += ktr_chunk_size(c);
 	}
 	return 0;
 }
@@ -380,7 +422,7 @@ int ktr_copy_replicas(void)
 	if (ktr.text_mutex)
 		mutex_lock(ktr.text_mutex);
 	copy_and_sum_all();
-	WRITE_ONCE(ktr.replicas_ready, true);
+	WRITE_ONCE(replicas_ready, true);
 	if (ktr.text_mutex) {
 		mutex_unlock(ktr.text_mutex);
 		return 0;
@@ -448,212 +490,62 @@ int ktr_protect_replicas(bool ro)
 				(unsigned long)page_address(c->copy[nid]),
 				1 << ktr_chunk_order(c), ro);
 			/* a partial change is undone before anything is freed */
-			ktr.alias_protected |= ro;
+			alias_protected |= ro;
 			if (ret)
 				return ret;
 		}
 	}
-	ktr.alias_protected = ro;
+	alias_protected = ro;
 	return 0;
 }
 
-/*
- * n's own table at level over va, or NULL. The list grows under
- * tables_lock, by the holder of mods_lock once module loads are followed
- * (before, and after ktr_modules_stop(), by the init or exit thread
- * alone): a walker holds one of the two, is that thread, or is an RCU
- * reader (rcu_read_lock(), or preemption or interrupts off).
- */
-struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
-				  unsigned long va)
+/* undoes ktr_alloc_chunk_replicas(), a partial one too */
+void ktr_free_chunk_replicas(struct ktr_chunk *c)
 {
-	struct ktr_table *t;
-	unsigned long base = level ? va & ~(ktr_level_size(level - 1) - 1) : 0;
+	int nid;
 
-	list_for_each_entry_rcu(t, &n->tables, list,
-				lockdep_is_held(&ktr.tables_lock) ||
-				ktr_modules_lock_held() ||
-				!ktr_modules_following())
-		if (t->level == level && t->va == base)
-			return t;
-	return NULL;
-}
-
-/*
- * Make the table at 'level' that translates va private to node n:
- * copy the master's table page to a node-local one and point the
- * parent entry (already private) at it.
- */
-static int own_table(struct ktr_node *n, u64 *parent, int level,
-		     unsigned long va)
-{
-	unsigned long flags;
-	struct ktr_table *t;
-	struct page *page;
-
-	if (ktr_owned_table(n, level, va))
-		return 0;
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	page = ktr_alloc(n->nid, 0);
-	if (!page) {
-		kfree(t);
-		pr_err("no memory on node %d for a level-%d table\n", n->nid,
-		       level);
-		return -ENOMEM;
+	if (!c->copy)
+		return;
+	for_each_replica(c, nid) {
+		if (alias_protected)
+			ktr_arch.protect_alias((unsigned long)
+					page_address(c->copy[nid]),
+					1 << ktr_chunk_order(c), false);
+		ktr_free(c->copy[nid], ktr_chunk_order(c));
+		replica_bytes[nid] -= ktr_chunk_size(c);
 	}
-	t->page = page;
-	t->level = level;
-	t->va = va & ~(ktr_level_size(level - 1) - 1);
-	/*
-	 * The copy, the listing and the switch are one step for the table
-	 * mirror (modules.c): a master entry written before it is in the
-	 * copy, one written after it is mirrored into the listed copy.
-	 */
-	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
-	memcpy(page_address(page), ktr_table_va(*parent), PAGE_SIZE);
-	list_add_tail_rcu(&t->list, &n->tables);
-	n->table_bytes += PAGE_SIZE;
-	WRITE_ONCE(*parent,
-		   (*parent & ~ktr.geom.addr_mask) | page_to_phys(page));
-	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
-	return 0;
-}
-
-/* the master's table page that node table t copies, or NULL */
-u64 *ktr_master_table_of(const struct ktr_table *t)
-{
-	int level;
-	u64 *e = ktr_walk(ktr.master_root, t->va, t->level - 1, &level);
-
-	if (level != t->level - 1 || !ktr_arch.present(*e) ||
-	    ktr_arch.leaf(*e, level, ktr.geom.levels))
-		return NULL;
-	return ktr_table_va(*e);
-}
-
-static int leaf_level_of(const struct ktr_chunk *c)
-{
-	int l;
-
-	for (l = ktr.geom.levels - 1; l >= 0; l--)
-		if (ktr.geom.shift[l] == c->page_shift)
-			return l;
-	return -1;
-}
-
-/*
- * Node n's leaf entry for chunk c, owning the tables on the way to it:
- * the entry is n's own to write. ERR_PTR on failure.
- */
-u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c)
-{
-	int leaf_level = leaf_level_of(c), l, ret;
-	u64 *table = n->root, *e;
-
-	if (leaf_level < 0)
-		return ERR_PTR(-EINVAL);
-	for (l = 0; l < leaf_level; l++) {
-		e = &table[ktr_level_index(c->va, l)];
-		ret = own_table(n, e, l + 1, c->va);
-		if (ret)
-			return ERR_PTR(ret);
-		table = ktr_table_va(*e);
-	}
-	return &table[ktr_level_index(c->va, leaf_level)];
-}
-
-/* Point node n's leaf for chunk c at its copy, owning the path to it. */
-int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
-{
-	u64 *e = ktr_own_leaf(n, c);
-	unsigned long flags;
-
-	if (IS_ERR(e))
-		return PTR_ERR(e);
-	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
-	WRITE_ONCE(*e, ktr_arch.node_leaf(*e, page_to_phys(c->copy[n->nid])));
-	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
-	return 0;
-}
-
-int ktr_build_node_tables(struct ktr_node *n)
-{
-	int i, ret;
-
-	unsigned int lead = ktr_arch.root_lead_pages;
-
-	n->root_order = order_base_2(lead + (1U << ktr.geom.root_order));
-	n->root_page = ktr_alloc_flags(n->nid, n->root_order, __GFP_ZERO);
-	if (!n->root_page) {
-		pr_err("no memory on node %d for its top-level table\n",
-		       n->nid);
-		return -ENOMEM;
-	}
-	if (lead)
-		ktr_arch.fill_root_lead(page_address(n->root_page));
-	n->root = page_address(n->root_page) + lead * PAGE_SIZE;
-	memcpy(n->root, ktr.master_root, PAGE_SIZE);
-	n->table_bytes += PAGE_SIZE << n->root_order;
-
-	for (i = 0; i < ktr.nr_chunks; i++) {
-		ret = ktr_map_chunk(n, &ktr.chunks[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* A kernel-only mm whose tables are the node's set, for kthread_use_mm. */
-struct mm_struct *ktr_node_mm(u64 *root, pgd_t **orig)
-{
-	struct mm_struct *mm = ktr.mm_alloc();
-
-	if (!mm)
-		return NULL;
-	*orig = mm->pgd;
-	mm->pgd = (pgd_t *)root;
-	return mm;
-}
-
-void ktr_free_node(struct ktr_node *n)
-{
-	struct ktr_table *t, *tmp;
-
-	if (n->mm) {
-		n->mm->pgd = n->mm_orig_pgd;
-		mmput(n->mm);
-		n->mm = NULL;
-	}
-	list_for_each_entry_safe(t, tmp, &n->tables, list) {
-		ktr_free(t->page, 0);
-		list_del(&t->list);
-		kfree(t);
-	}
-	if (n->root_page)
-		ktr_free(n->root_page, n->root_order);
-	n->root_page = NULL;
-	n->root = NULL;
+	kfree(c->copy);
+	c->copy = NULL;
+	kfree(c->sums);
+	c->sums = NULL;
 }
 
 void ktr_free_replicas(void)
 {
-	int i, nid;
+	int i;
 
 	if (!ktr.chunks)
 		return;
-	if (ktr.alias_protected)
+	if (alias_protected)
 		ktr_protect_replicas(false);
-	for (i = 0; i < ktr.nr_chunks; i++) {
-		struct ktr_chunk *c = &ktr.chunks[i];
-
-		for_each_replica(c, nid)
-			ktr_free(c->copy[nid], ktr_chunk_order(c));
-		kfree(c->copy);
-		kfree(c->sums);
-	}
+	for (i = 0; i < ktr.nr_chunks; i++)
+		ktr_free_chunk_replicas(&ktr.chunks[i]);
+	replicas_ready = false;
 	kfree(ktr.chunks);
 	ktr.chunks = NULL;
 	ktr.nr_chunks = 0;
+}
+
+unsigned int ktr_alloc_calls(void)
+{
+	return accounting.calls;
+}
+
+void ktr_accounting_report(void)
+{
+	if (accounting.allocated)
+		pr_info("freed %lu of %lu pages allocated (and %lu table pages donated to the kernel at load)\n",
+			accounting.freed, accounting.allocated,
+			ktr_fresh_donated_pages());
+	accounting = (typeof(accounting)){ 0 };
 }

@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
@@ -24,9 +25,21 @@ MODULE_PARM_DESC(activation, "who runs on the replicas: percpu (arm64 default), 
 
 struct ktr_engine ktr = {
 	.master_nid = NUMA_NO_NODE,
-	.activation_reason = "",
-	.tables_lock = __RAW_SPIN_LOCK_UNLOCKED(ktr.tables_lock),
 };
+
+/*
+ * Who runs on the replicas, and why not what was asked ("" if it was).
+ * Set at init; later only the fail-safe's give-up writes them, under
+ * failsafe_lock (asserted there), and anyone may read them.
+ */
+static enum ktrepl_activation activation_now;
+static const char *activation_reason = "";
+
+enum ktrepl_activation ktr_activation(void)
+{
+	return READ_ONCE(activation_now);
+}
+NOKPROBE_SYMBOL(ktr_activation);
 
 /* the activation asked for, or the arch's default */
 static int requested_activation(enum ktrepl_activation *act)
@@ -134,7 +147,7 @@ static int find_master_node(void)
 /* Everything up to knowing which nodes get a replica. */
 static int discover(void)
 {
-	int nid, ret;
+	int ret;
 
 	ret = ktr_arch.geometry(&ktr.geom);
 	if (ret)
@@ -143,7 +156,6 @@ static int discover(void)
 	ktr_provider.paging_levels = ktr.geom.levels;
 	ktr_provider.va_bits = ktr.geom.shift[0] + ktr.geom.bits[0];
 	ktr_provider.page_shift = PAGE_SHIFT;
-	ktr.alloc_calls = 0;
 
 	ret = ktr_ksym_init();
 	if (ret)
@@ -155,12 +167,9 @@ static int discover(void)
 	ret = resolve_symbols();
 	if (ret)
 		return ret;
-	ktr.nodes = kcalloc(nr_node_ids, sizeof(*ktr.nodes), GFP_KERNEL);
-	if (!ktr.nodes)
-		return -ENOMEM;
-	/* a failure from here on frees every node's (empty) table list */
-	for (nid = 0; nid < nr_node_ids; nid++)
-		INIT_LIST_HEAD(&ktr.nodes[nid].tables);
+	ret = ktr_nodes_alloc();
+	if (ret)
+		return ret;
 	ret = ktr_collect_chunks();
 	if (ret) {
 		pr_err("cannot find the kernel's text in its page tables: %d\n",
@@ -216,15 +225,15 @@ static void prepare_percpu(bool alias_writable)
 {
 	const char *why;
 
-	if (ktr.activation != KTREPL_ACT_PERCPU)
+	if (activation_now != KTREPL_ACT_PERCPU)
 		return;
 	why = alias_writable ? "direct_map_not_page_granular" :
 			       ktr_fresh_start();
 	if (!why)
 		return;
 	ktr_fresh_stop();
-	ktr.activation = KTREPL_ACT_INACTIVE;
-	ktr.activation_reason = why;
+	activation_now = KTREPL_ACT_INACTIVE;
+	activation_reason = why;
 }
 
 /* percpu, step 2: the copies made instructions, then every CPU moved */
@@ -233,7 +242,7 @@ static void start_percpu(void)
 	const char *why;
 	int fixed;
 
-	if (ktr.activation != KTREPL_ACT_PERCPU)
+	if (activation_now != KTREPL_ACT_PERCPU)
 		return;
 	fixed = ktr_recopy_quiesced();
 	if (fixed)
@@ -244,8 +253,8 @@ static void start_percpu(void)
 		return;
 	ktr_arch.percpu_stop();
 	ktr_fresh_stop();
-	ktr.activation = KTREPL_ACT_INACTIVE;
-	ktr.activation_reason = why;
+	activation_now = KTREPL_ACT_INACTIVE;
+	activation_reason = why;
 }
 
 /* mm: node-confined processes onto their sets, from now on */
@@ -253,7 +262,7 @@ static void start_mm(void)
 {
 	const char *why;
 
-	if (ktr.activation != KTREPL_ACT_MM)
+	if (activation_now != KTREPL_ACT_MM)
 		return;
 	why = ktr_arch.mm->start();
 	if (!why) {
@@ -263,8 +272,8 @@ static void start_mm(void)
 		ktr_provider.bind_auto = ktr_arch.mm->auto_on;
 		return;
 	}
-	ktr.activation = KTREPL_ACT_INACTIVE;
-	ktr.activation_reason = why;
+	activation_now = KTREPL_ACT_INACTIVE;
+	activation_reason = why;
 }
 
 /*
@@ -287,9 +296,9 @@ void ktr_activation_pause(void)
 	paused_workload = ktr_workload_mode();
 	if (paused_workload != KTREPL_WORKLOAD_STOP)
 		ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
-	if (ktr.activation == KTREPL_ACT_PERCPU)
+	if (activation_now == KTREPL_ACT_PERCPU)
 		ktr_arch.percpu_stop();
-	else if (ktr.activation == KTREPL_ACT_MM)
+	else if (activation_now == KTREPL_ACT_MM)
 		ktr_arch.mm->stop();
 }
 
@@ -298,11 +307,11 @@ const char *ktr_activation_resume(void)
 	const char *why = NULL;
 
 	lockdep_assert(ktr_failsafe_lock_held());
-	if (ktr.activation == KTREPL_ACT_PERCPU) {
+	if (activation_now == KTREPL_ACT_PERCPU) {
 		why = ktr_arch.percpu_start();
 		if (why)
 			ktr_arch.percpu_stop();
-	} else if (ktr.activation == KTREPL_ACT_MM) {
+	} else if (activation_now == KTREPL_ACT_MM) {
 		why = ktr_arch.mm->start();
 	}
 	if (!why)
@@ -318,9 +327,9 @@ void ktr_activation_give_up(const char *why)
 {
 	lockdep_assert(ktr_failsafe_lock_held());
 	ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
-	WRITE_ONCE(ktr.activation, KTREPL_ACT_INACTIVE);
+	WRITE_ONCE(activation_now, KTREPL_ACT_INACTIVE);
 	WRITE_ONCE(ktr_provider.activation, KTREPL_ACT_INACTIVE);
-	ktr.activation_reason = why;
+	activation_reason = why;
 	ktr_provider.activation_reason = why;
 }
 
@@ -445,12 +454,12 @@ int ktr_engine_init(void)
 	if (ret)
 		goto fail;
 	if (!ktr_any_replica()) {
-		ktr.activation = KTREPL_ACT_NONE;
-		ktr_provider.activation = ktr.activation;
+		activation_now = KTREPL_ACT_NONE;
+		ktr_provider.activation = activation_now;
 		pr_info("one memory node, nothing to replicate\n");
 		return 0;
 	}
-	ret = requested_activation(&ktr.activation);
+	ret = requested_activation(&activation_now);
 	if (ret) {
 		pr_err("activation=%s is not one this %s kernel can do\n",
 		       activation, ktr_arch.name);
@@ -459,16 +468,16 @@ int ktr_engine_init(void)
 	ret = replicate();
 	if (ret)
 		goto fail;
-	ktr_provider.activation = ktr.activation;
-	ktr_provider.activation_reason = ktr.activation_reason;
-	if (*ktr.activation_reason)
+	ktr_provider.activation = activation_now;
+	ktr_provider.activation_reason = activation_reason;
+	if (*activation_reason)
 		pr_warn("activation=inactive activation_reason=%s\n",
-			ktr.activation_reason);
-	else if (ktr.activation == KTREPL_ACT_PERCPU)
+			activation_reason);
+	else if (activation_now == KTREPL_ACT_PERCPU)
 		pr_info("activation=percpu: every CPU runs on its node's tables\n");
-	else if (ktr.activation == KTREPL_ACT_MM)
+	else if (activation_now == KTREPL_ACT_MM)
 		pr_info("activation=mm: node-bound processes run on their node's tables\n");
-	ktr_provider.allocations = ktr.alloc_calls;
+	ktr_provider.allocations = ktr_alloc_calls();
 	ktr_provider.load_ns = ktime_get_ns() - start;
 	ktr_failsafe_start();
 #ifdef KTREPL_TEST
@@ -493,7 +502,7 @@ void ktr_engine_stop(void)
 	/* a fail-safe under way finishes first, and none starts after */
 	ktr_failsafe_stop();
 	/* every CPU off the node roots before their tables may change */
-	if (ktr.activation == KTREPL_ACT_PERCPU)
+	if (activation_now == KTREPL_ACT_PERCPU)
 		ktr_arch.percpu_stop();
 	/* and every mm, before the sets they point at may go */
 	if (ktr_arch.mm)
@@ -518,14 +527,8 @@ void ktr_engine_free(void)
 		for_each_online_node(nid)
 			ktr_free_node(&ktr.nodes[nid]);
 	ktr_free_replicas();
-	kfree(ktr.nodes);
-	ktr.nodes = NULL;
-	ktr.replicas_ready = false;
-	if (ktr.pages_allocated)
-		pr_info("freed %lu of %lu pages allocated (and %lu table pages donated to the kernel at load)\n",
-			ktr.pages_freed, ktr.pages_allocated, ktr.donated_pages);
-	ktr.pages_allocated = 0;
-	ktr.pages_freed = 0;
+	ktr_nodes_free();
+	ktr_accounting_report();
 }
 
 struct ktrepl_provider *ktr_engine_provider(void)

@@ -4,7 +4,8 @@
  * kernel/livepatch/core.h is:
  *
  *   engine.c    load, stop and free, in named and timed steps
- *   build.c     chunks, node-local replicas and each node's tables
+ *   build.c     chunks, node-local replicas, the page accounting
+ *   tables.c    each node's own tables, and tables_lock
  *   patch.c     propagation of runtime text patches into every replica
  *   patch_*.c   the arch's hook on the kernel's text writes (patch.h)
  *   audit.c     the net behind the patch hooks, and the fail-safe's resync
@@ -28,8 +29,8 @@
  * through the publisher. cpuhp callbacks run under the CPU hotplug lock
  * and so take none of the mutexes below (they notify the publisher
  * without sleeping). Each lock below names what it guards, who takes
- * it, and who may go without it; struct ktr_engine says which of its
- * fields only ktr_engine_init() and ktr_engine_free() write. Order,
+ * it, and who may go without it; struct ktr_engine says which file owns
+ * each piece of state that changes after load. Order,
  * outermost first (a path may skip levels):
  *
  *   failsafe_lock > desc_lock (debugfs/vmcore_desc.c) > workload_lock,
@@ -94,7 +95,7 @@
  * so that they never see half a patch. Raw: the hooks run with
  * interrupts off, in kprobe and ftrace handlers.
  *
- * tables_lock (raw spinlock, in struct ktr_engine) is held over every
+ * tables_lock (raw spinlock, tables.c) is held over every
  * write to a node's tables made while the mirror may run (own_table(),
  * ktr_map_chunk(), the mirror itself, a module's leaf move, the
  * non-global rewrite) and over the mirror's comparison, and it excludes
@@ -180,9 +181,6 @@ struct ktr_node {
 	u64 *root;		/* top-level table (direct-map VA) */
 	struct page *root_page;
 	unsigned int root_order;
-	struct list_head tables;
-	u64 table_bytes;
-	u64 replica_bytes;
 	struct mm_struct *mm;	/* kernel-only mm on root (switchable arches) */
 	pgd_t *mm_orig_pgd;
 };
@@ -284,43 +282,33 @@ struct ktr_arch {
 extern const struct ktr_arch ktr_arch;
 
 /**
- * struct ktr_engine - the state the engine's files share
+ * struct ktr_engine - what the engine's files share, fixed after load
  *
- * Who may touch what (the locks are described at the top of this file):
+ * Every field, each node's fields and each core chunk's @copy are
+ * written only by ktr_engine_init() and ktr_engine_free(), in process
+ * context, while no hook is registered and no publisher is up; every
+ * other context only reads them. What changes after load lives in the
+ * file that owns it, behind that file's lock (see "Locking" above), and
+ * is reached through its functions:
  *
- * - @geom, @regions, @chunks, @nr_chunks, @nodes (the array), @master_nid,
- *   @master_root, @text_mutex, @mm_alloc, @donated_pages and each core
- *   chunk's @copy are written only by ktr_engine_init() and
- *   ktr_engine_free(), in process context, while no hook is registered
- *   and no publisher is up. Every other context only reads them.
- * - @alloc_calls, @pages_allocated, @pages_freed, and each node's
- *   @tables, @table_bytes and @replica_bytes are written at init and
- *   free, and in between by module loads and unloads under mods_lock
- *   (build.c's ktr_alloc(), ktr_free() and own_table(), called from
- *   modules.c). A node's table list grows with list_add_tail_rcu()
- *   under tables_lock and shrinks only at free: walk it holding
- *   tables_lock or mods_lock, or under rcu_read_lock() (debugfs).
- *   The byte counts are read locklessly by debugfs.
- * - @activation and @activation_reason are set at init; later only the
- *   fail-safe's give-up writes them (WRITE_ONCE, under failsafe_lock).
- * - @replicas_ready is set once the copies are taken, under text_mutex
- *   where it exists, and read locklessly by the patch hooks and the
- *   audit (atomic).
+ * - build.c: the page accounting, the replicas' bytes per node, whether
+ *   the copies are taken (ktr_replicas_ready()) and whether their
+ *   direct-map aliases are read-only (ktr_alias_protected()).
+ * - tables.c: each node's own tables, their list and byte count, and
+ *   tables_lock, over every write to a node's tables (ktr_tables_lock()).
+ * - engine.c: the activation and its reason (ktr_activation()).
+ * - fresh.c: the table pages donated to the kernel.
+ * - patch.c, audit.c, mirror.c, workload.c, modules.c, failsafe.c: their
+ *   counters, logs, workers and module list.
+ * - A core chunk's @sums are the audit's, under audit_lock; a module
+ *   chunk's @master_pa and @global_cleared are modules.c's and
+ *   module_leaves.c's, under mods_lock (and tables_lock for the leaf
+ *   move).
  * - Replica bytes are written at init (build.c's copy, and its recopy
  *   inside stop_machine()), by the patch hooks under hook_lock, by the
  *   audit and the fail-safe's resync under audit_lock and hook_lock,
  *   by a module's copy under mods_lock and text_mutex, and by inject.c,
  *   which the tests use on a quiet kernel.
- * - A core chunk's @sums are the audit's, under audit_lock; a module
- *   chunk's @master_pa and @global_cleared are modules.c's and
- *   module_leaves.c's, under mods_lock (and tables_lock for the leaf
- *   move).
- * - Node table entries are written by build.c at init and at module
- *   load, by the table mirror (mirror.c) and a module's leaf move
- *   (modules.c), by the non-global rewrite (mm_x86.c), all under
- *   @tables_lock, and by inject.c.
- * - Patch counters and the log belong to patch.c, the workers' state to
- *   workload.c; each keeps it private and answers through its functions.
  */
 struct ktr_engine {
 	struct ktr_geom geom;
@@ -330,27 +318,9 @@ struct ktr_engine {
 	struct ktr_node *nodes;		/* [nr_node_ids] */
 	int master_nid;
 	u64 *master_root;		/* direct-map VA */
-	enum ktrepl_activation activation;
-	const char *activation_reason;	/* why not what was asked, or "" */
 	/* kallsyms lookups made at load */
 	struct mutex *text_mutex;	/* NULL where not in kallsyms */
 	struct mm_struct *(*mm_alloc)(void);
-	/* page accounting, so that every unload can prove it freed all */
-	unsigned int alloc_calls;
-	unsigned long pages_allocated;
-	unsigned long pages_freed;
-	/* empty tables given to the master's tables for good (fresh.c) */
-	unsigned long donated_pages;
-
-	bool replicas_ready;
-	bool alias_protected;	/* every replica's direct-map alias is RO */
-	/*
-	 * Held over every write to a node's tables made while the table
-	 * mirror (mirror.c) may run, over the mirror's comparison, and over
-	 * the growth of a node's table list: raw, since the mirror runs in
-	 * kretprobe handlers. See "Locking" above.
-	 */
-	raw_spinlock_t tables_lock;
 };
 
 extern struct ktr_engine ktr;
@@ -391,13 +361,9 @@ struct ktr_chunk *ktr_find_chunk(unsigned long va);
 /* the module chunk whose master page is at pa; context as above */
 struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa);
 struct page *ktr_alloc(int nid, unsigned int order);
+struct page *ktr_alloc_zeroed(int nid, unsigned int order);
 void ktr_free(struct page *page, unsigned int order);
-u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c);
-int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c);
-u64 *ktr_master_table_of(const struct ktr_table *t);
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid);
-struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
-				  unsigned long va);
 int ktr_collect_chunks(void);
 void ktr_setup_nodes(void);
 bool ktr_any_replica(void);
@@ -410,10 +376,40 @@ int ktr_recopy_quiesced(void);
 int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr);
 u64 ktr_time_plain_memcpy(void);
 int ktr_protect_replicas(bool ro);
+void ktr_free_chunk_replicas(struct ktr_chunk *c);
+void ktr_free_replicas(void);
+/* the page accounting: allocations made, and whether all were freed */
+unsigned int ktr_alloc_calls(void);
+void ktr_accounting_report(void);	/* at the end of ktr_engine_free() */
+bool ktr_replicas_ready(void);		/* any context */
+bool ktr_alias_protected(void);
+/* a node's own tables and replicas, in bytes; any context (lockless) */
+u64 ktr_node_bytes(int nid);
+
+/* tables.c: process context, at load and at module load (mods_lock) */
+int ktr_nodes_alloc(void);		/* ktr.nodes and their table lists */
+void ktr_nodes_free(void);
+u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c);
+int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c);
+u64 *ktr_master_table_of(const struct ktr_table *t);
+struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
+				  unsigned long va);
 int ktr_build_node_tables(struct ktr_node *n);
 struct mm_struct *ktr_node_mm(u64 *root, pgd_t **orig);
 void ktr_free_node(struct ktr_node *n);
-void ktr_free_replicas(void);
+u64 ktr_node_table_bytes(int nid);	/* any context (lockless) */
+/*
+ * Node n's own tables. Walk the list as ktr_owned_table() says: holding
+ * tables_lock or mods_lock, as the init or exit thread, or under RCU.
+ */
+struct list_head *ktr_node_tables(const struct ktr_node *n);
+/* tables_lock (raw spinlock): see "Locking" above; any context */
+unsigned long ktr_tables_lock(void);	/* ktr_tables_unlock(flags) after */
+void ktr_tables_unlock(unsigned long flags);
+void ktr_tables_lock_assert_held(void);
+#ifdef CONFIG_LOCKDEP
+bool ktr_tables_lock_held(void);	/* for lockdep conditions only */
+#endif
 
 /* slot.c */
 int ktr_slots_init(void);		/* slots for replica writes */
@@ -476,6 +472,7 @@ int ktr_percpu_pm_revert(int cpu);
 const char *ktr_fresh_start(void);	/* before the node tables are built */
 void ktr_fresh_stop(void);
 u64 ktr_fresh_vetoes(void);
+unsigned long ktr_fresh_donated_pages(void);
 
 /* modules.c: module text and rodata (modules=1) */
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only);
@@ -525,6 +522,8 @@ void ktr_activation_pause(void);
 const char *ktr_activation_resume(void);
 void ktr_activation_give_up(const char *why);
 bool ktr_activation_paused(void);	/* any context */
+/* engine.c: the activation in force; any context */
+enum ktrepl_activation ktr_activation(void);
 /* patch.c, patch_*.c and audit.c, for the fail-safe */
 u64 ktr_patch_probe_misses(void);
 /* whether a pass can keep out of a patch in flight (patch_*.c) */

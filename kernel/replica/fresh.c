@@ -53,6 +53,11 @@ static struct copied_table *copied;
 static int nr_copied;
 static atomic64_t nr_vetoes;
 static bool memory_notifier_on;
+/*
+ * Empty tables given to the master's tables for good: written at load
+ * (ktr_fresh_start()), read by the publisher and the unload's report.
+ */
+static unsigned long donated_pages;
 
 static struct kprobe veto_probes[] = {
 	{ .symbol_name = "pmd_free_pte_page" },
@@ -213,7 +218,7 @@ static int prepopulate(void)
 		}
 		if (!ret)
 			ret = stop_machine(populate_cb, &pool, NULL);
-		ktr.donated_pages += pool.used;
+		donated_pages += pool.used;
 		for (i = pool.used; i < pool.nr; i++)
 			if (pool.pages[i])
 				__free_page(pool.pages[i]);
@@ -390,7 +395,7 @@ const char *ktr_fresh_start(void)
 		return "prepopulate_failed";
 	}
 	pr_info("copied tables pre-populated: %lu pages donated to the kernel's tables\n",
-		ktr.donated_pages);
+		donated_pages);
 	return check_copied();
 }
 
@@ -412,4 +417,9 @@ void ktr_fresh_stop(void)
 u64 ktr_fresh_vetoes(void)
 {
 	return atomic64_read(&nr_vetoes);
+}
+
+unsigned long ktr_fresh_donated_pages(void)
+{
+	return donated_pages;
 }

@@ -208,7 +208,7 @@ static int mark_stale_entry(int nid, int want_level)
 
 	/* a module load may be growing the list: see ktr_owned_table() */
 	rcu_read_lock();
-	list_for_each_entry_rcu(t, &n->tables, list) {
+	list_for_each_entry_rcu(t, ktr_node_tables(n), list) {
 		u64 *own = page_address(t->page), *master = ktr_master_table_of(t);
 
 		if (!master || (want_level >= 0 && t->level != want_level) ||
@@ -322,7 +322,7 @@ int ktr_inject(const char *text)
 	case V_PM_REVERT:
 		return pm_revert(cmd.node);
 	case V_MM:
-		if (!cmd.has_pid || ktr.activation != KTREPL_ACT_MM)
+		if (!cmd.has_pid || ktr_activation() != KTREPL_ACT_MM)
 			return -EINVAL;
 		return ktr_arch.mm->inject(cmd.pid, cmd.node);
 	case V_MISS:

@@ -13,13 +13,13 @@
  * vfree() flushes and frees only after vunmap_range_noflush()).
  *
  * Locking: the owned tables' entries and the span they cover
- * (mirror_lo, mirror_last) are written under ktr.tables_lock (raw
- * spinlock, engine.c's), from any context: the probes' handlers, and
- * modules.c under mods_lock when it maps, unmaps or lists tables. The
- * handlers' first test of the span is lockless (READ_ONCE), and only
- * decides whether to take the lock. The probe table is registered and
- * unregistered by ktr_mirror_hook()/_unhook(), from the engine's load
- * and stop, never concurrently.
+ * (mirror_lo, mirror_last) are written under tables_lock (raw
+ * spinlock, tables.c's: ktr_tables_lock()), from any context: the
+ * probes' handlers, and modules.c under mods_lock when it maps, unmaps
+ * or lists tables. The handlers' first test of the span is lockless
+ * (READ_ONCE), and only decides whether to take the lock. The probe
+ * table is registered and unregistered by ktr_mirror_hook()/_unhook(),
+ * from the engine's load and stop, never concurrently.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,7 +52,7 @@ static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
 {
 	struct ktr_chunk *c;
 
-	lockdep_assert_held(&ktr.tables_lock);
+	ktr_tables_lock_assert_held();
 	*want = master;
 	if (t->level < ktr.geom.levels - 1 && ktr_arch.present(cur) &&
 	    !ktr_arch.leaf(cur, t->level, ktr.geom.levels)) {
@@ -86,7 +86,7 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 	unsigned long flags;
 	int nid;
 
-	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
+	flags = ktr_tables_lock();
 	if (end - 1 < mirror_lo || start > mirror_last)
 		goto out;
 	for_each_online_node(nid) {
@@ -96,8 +96,8 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 		if (!n->own_replica || !n->root)
 			continue;
 		/* the list grows under tables_lock: see ktr_owned_table() */
-		list_for_each_entry_rcu(t, &n->tables, list,
-					lockdep_is_held(&ktr.tables_lock)) {
+		list_for_each_entry_rcu(t, ktr_node_tables(n), list,
+					ktr_tables_lock_held()) {
 			unsigned long size = ktr_level_size(t->level);
 			unsigned long span = ktr_level_size(t->level - 1);
 			unsigned long lo = max(start, t->va) & ~(size - 1);
@@ -128,7 +128,7 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 	if (ktr_arch.tables_changed)
 		ktr_arch.tables_changed();
 out:
-	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
+	ktr_tables_unlock(flags);
 	return flush;
 }
 NOKPROBE_SYMBOL(ktr_mirror_range);
@@ -320,10 +320,10 @@ void ktr_mirror_set_span(unsigned long lo, unsigned long last)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&ktr.tables_lock, flags);
+	flags = ktr_tables_lock();
 	WRITE_ONCE(mirror_lo, lo);
 	WRITE_ONCE(mirror_last, last);
-	raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
+	ktr_tables_unlock(flags);
 }
 
 #ifdef KTREPL_TEST

@@ -614,7 +614,7 @@ static int make_text_nonglobal(void)
 			 * copy of the image's upper tables with the master's
 			 * and could write back the bit between our two writes
 			 */
-			raw_spin_lock_irqsave(&ktr.tables_lock, flags);
+			flags = ktr_tables_lock();
 			if (ktr_arch.present(v) && (v & _PAGE_GLOBAL) &&
 			    nr_nonglobal < cap) {
 				nonglobal[nr_nonglobal++] =
@@ -632,7 +632,7 @@ static int make_text_nonglobal(void)
 				if (ne != e && ktr_arch.present(*ne))
 					WRITE_ONCE(*ne, *ne & ~_PAGE_GLOBAL);
 			}
-			raw_spin_unlock_irqrestore(&ktr.tables_lock, flags);
+			ktr_tables_unlock(flags);
 			va = (va & ~(step - 1)) + step;
 		}
 	}

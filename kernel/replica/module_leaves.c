@@ -75,7 +75,7 @@ static void plan_leaf_writes(struct leaf_move *m, int i)
 	u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
 	u64 master = READ_ONCE(*e);
 
-	lockdep_assert_held(&ktr.tables_lock);
+	ktr_tables_lock_assert_held();
 	if (mc->page) {
 		phys_addr_t to = m->to_copies ? page_to_phys(mc->page) :
 						mc->loader_pa;
@@ -116,9 +116,10 @@ static int move_leaves_now(void *arg)
 	struct leaf_move *m = arg;
 	struct ktr_module *km = m->km;
 	struct leaf_write *w = km->leaf_writes;
+	unsigned long flags;
 	int i;
 
-	raw_spin_lock(&ktr.tables_lock);
+	flags = ktr_tables_lock();
 	m->nr_writes = 0;
 	for (i = 0; i < km->nr_chunks; i++)
 		plan_leaf_writes(m, i);
@@ -142,7 +143,7 @@ static int move_leaves_now(void *arg)
 				page_to_phys(mc->page) : mc->loader_pa;
 	}
 	WRITE_ONCE(km->mapped, m->to_copies);
-	raw_spin_unlock(&ktr.tables_lock);
+	ktr_tables_unlock(flags);
 	return 0;
 }
 
@@ -182,7 +183,7 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 	int i;
 
 	lockdep_assert(ktr_modules_lock_held());
-	if (ktr.activation != KTREPL_ACT_MM || !ktr_arch.mm->leaf_global)
+	if (ktr_activation() != KTREPL_ACT_MM || !ktr_arch.mm->leaf_global)
 		return;
 	for (i = 0; i < km->nr_chunks; i++) {
 		struct ktr_chunk *c = &km->chunks[i];

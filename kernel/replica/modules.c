@@ -145,29 +145,16 @@ struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 
 static void free_module_replicas(struct ktr_module *km)
 {
-	int i, nid;
+	int i;
 
-	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_chunk *c = &km->chunks[i];
-
-		if (!c->copy)
-			continue;
-		for_each_replica(c, nid) {
-			if (ktr.alias_protected)
-				ktr_arch.protect_alias((unsigned long)
-						page_address(c->copy[nid]), 1, false);
-			ktr_free(c->copy[nid], 0);
-			ktr.nodes[nid].replica_bytes -= PAGE_SIZE;
-		}
-		kfree(c->copy);
-		kfree(c->sums);
-	}
+	for (i = 0; i < km->nr_chunks; i++)
+		ktr_free_chunk_replicas(&km->chunks[i]);
 	for (i = 0; km->master_copies && i < km->nr_chunks; i++) {
 		struct page *page = km->master_copies[i].page;
 
 		if (!page)
 			continue;
-		if (ktr.alias_protected)
+		if (ktr_alias_protected())
 			ktr_arch.protect_alias((unsigned long)page_address(page),
 					       1, false);
 		ktr_free(page, 0);
@@ -282,7 +269,7 @@ static void note_owned_span(void)
 
 		if (!ktr.nodes[nid].own_replica)
 			continue;
-		list_for_each_entry_rcu(t, &ktr.nodes[nid].tables, list,
+		list_for_each_entry_rcu(t, ktr_node_tables(&ktr.nodes[nid]), list,
 					lockdep_is_held(&mods_lock)) {
 			if (t->level < ktr.geom.levels - 2)
 				continue;
@@ -411,7 +398,7 @@ static int replicate_module(struct module *mod)
 	}
 	list_add_tail_rcu(&km->list, &ktr_modules);
 	ret = copy_module(km);
-	if (!ret && ktr.alias_protected) {
+	if (!ret && ktr_alias_protected()) {
 		protect_module(km);
 		if (ktr_arch.protect_changes_aliases)
 			ktr_mirror_range(0, ULONG_MAX);
@@ -436,7 +423,7 @@ static void forget_module(struct ktr_module *km)
 	lockdep_assert_held(&mods_lock);
 	unmap_and_unlist(km);
 	free_module_replicas(km);
-	if (ktr.alias_protected && ktr_arch.protect_changes_aliases)
+	if (ktr_alias_protected() && ktr_arch.protect_changes_aliases)
 		ktr_mirror_range(0, ULONG_MAX);
 }
 

@@ -110,7 +110,7 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 	if (!c)
 		return false;
 	/* before the copy is taken, the copy itself will carry the patch */
-	if (!READ_ONCE(ktr.replicas_ready))
+	if (!ktr_replicas_ready())
 		return false;
 	if (!ktr_test_propagate()) {
 		atomic64_inc(&nr_missed);

@@ -228,7 +228,7 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 		ktr_patch_window_step();
 		return 0;
 	}
-	if (!READ_ONCE(ktr.replicas_ready))
+	if (!ktr_replicas_ready())
 		return 0;
 	c = chunk_at_master_pa(pa, &va);
 	if (!c)

@@ -96,14 +96,14 @@ static int ktr_walk_mappings(int nid, ktrepl_mapping_fn fn, void *arg)
 	return 0;
 }
 
-/* debugfs, while a module load may be growing the list: see build.c */
+/* debugfs, while a module load may be growing the list: see tables.c */
 static bool owns_page(struct ktr_node *n, u64 entry)
 {
 	struct ktr_table *t;
 	bool own = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(t, &n->tables, list) {
+	list_for_each_entry_rcu(t, ktr_node_tables(n), list) {
 		if (page_to_phys(t->page) == (entry & ktr.geom.addr_mask)) {
 			own = true;
 			break;
@@ -137,7 +137,7 @@ static u64 ktr_overhead_bytes(int nid)
 {
 	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
 		return 0;
-	return ktr.nodes[nid].replica_bytes + ktr.nodes[nid].table_bytes;
+	return ktr_node_bytes(nid);
 }
 
 static void ktr_engine_counters(struct ktrepl_engine_counters *c)
@@ -148,9 +148,9 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 	if (ktr_arch.percpu_counters)
 		ktr_arch.percpu_counters(&c->switches, &c->reinstalls,
 					 &c->switch_ns);
-	c->donated_pages = ktr.donated_pages;
+	c->donated_pages = ktr_fresh_donated_pages();
 	c->vetoes = ktr_fresh_vetoes();
-	if (ktr.activation == KTREPL_ACT_MM)
+	if (ktr_activation() == KTREPL_ACT_MM)
 		ktr_arch.mm->counters(&c->binds, &c->unbinds);
 	ktr_mirror_counters(&c->table_mirrors, &c->mirror_missed);
 	ktr_failsafe_counters(&c->failsafe, &c->failsafe_active,
@@ -159,7 +159,7 @@ static void ktr_engine_counters(struct ktrepl_engine_counters *c)
 
 static phys_addr_t ktr_installed_root(int cpu)
 {
-	if (ktr.activation != KTREPL_ACT_PERCPU || !ktr_arch.installed_root)
+	if (ktr_activation() != KTREPL_ACT_PERCPU || !ktr_arch.installed_root)
 		return 0;
 	return ktr_arch.installed_root(cpu);
 }

@@ -267,7 +267,7 @@ int ktr_workload_ctl(enum ktrepl_workload_mode mode)
 	 * the demo and the tests run them under any activation.
 	 */
 	if (mode != KTREPL_WORKLOAD_STOP && !KTR_TEST_BUILD &&
-	    ktr.activation != KTREPL_ACT_WORKLOAD)
+	    ktr_activation() != KTREPL_ACT_WORKLOAD)
 		return -EOPNOTSUPP;
 	/* no worker onto tables the fail-safe is repairing, or gave up on */
 	if (mode != KTREPL_WORKLOAD_STOP && ktr_activation_paused())
