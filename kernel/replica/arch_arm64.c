@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arm64 page-table geometry, entry bits and text-patch hook.
+ * arm64 page-table geometry, root reads, TLB and cache maintenance, and
+ * the instruction forms the tests inject (the entry bits: arch_arm64.h).
  *
  * Activation "percpu" (percpu_arm64.c) puts every CPU's TTBR1 on its
  * node's root; fresh.c keeps the copied tables identical to the master's.
@@ -17,37 +18,6 @@
 
 #include "engine.h"
 #include "ktrepl_compat.h"
-
-static bool arm64_present(u64 e)
-{
-	return e & PTE_VALID;
-}
-
-/* bits[1:0]: 01 block, 11 table (or page at the last level) */
-static bool arm64_leaf(u64 e, int level, int levels)
-{
-	return level == levels - 1 || (e & PTE_TYPE_MASK) == PMD_TYPE_SECT;
-}
-
-/*
- * Each replica chunk is allocated on its own, so the contiguous hint of
- * the master's entries would be a lie here.
- */
-static u64 arm64_node_leaf(u64 master, phys_addr_t pa)
-{
-	return (master & ~KTR_COMPAT_PTE_ADDR_MASK & ~PTE_CONT) | PTE_NG | pa;
-}
-
-static u64 arm64_make_writable(u64 e)
-{
-	return (e & ~PTE_RDONLY) | PTE_WRITE;
-}
-
-/* a software bit: ignored by the walker in a table entry */
-static u64 arm64_mark_shared_entry(u64 e)
-{
-	return e ^ BIT(55);
-}
 
 static phys_addr_t arm64_read_root(void)
 {
@@ -74,21 +44,6 @@ static void arm64_sync_icache(void *alias, unsigned long va, size_t len)
 	/* clean the alias to PoU; the I-cache is invalidated by VA */
 	caches_clean_inval_pou((unsigned long)alias,
 			       (unsigned long)alias + len);
-}
-
-static bool arm64_writable(u64 e, int level)
-{
-	return !(e & PTE_RDONLY);
-}
-
-static bool arm64_executable(u64 e, int level)
-{
-	return !(e & PTE_PXN);
-}
-
-static bool arm64_global(u64 e, int level)
-{
-	return !(e & PTE_NG);
 }
 
 static int arm64_retval_insn(u8 *buf, size_t len, unsigned long value)
@@ -176,7 +131,7 @@ static u64 *linear_pte(unsigned long va)
 	int level;
 	u64 *e = ktr_walk(ktr.master_root, va, -1, &level);
 
-	if (level != ktr.geom.levels - 1 || !arm64_present(*e) ||
+	if (level != ktr.geom.levels - 1 || !ktr_pte_present(*e) ||
 	    (*e & PTE_CONT))
 		return NULL;
 	return e;
@@ -239,26 +194,16 @@ static int arm64_geometry(struct ktr_geom *g)
 }
 
 const struct ktr_arch ktr_arch = {
-	.name = "arm64",
 	.geometry = arm64_geometry,
-	.present = arm64_present,
-	.leaf = arm64_leaf,
-	.node_leaf = arm64_node_leaf,
-	.make_writable = arm64_make_writable,
-	.mark_shared_entry = arm64_mark_shared_entry,
 	.read_root = arm64_read_root,
 	.master_root = arm64_master_root,
 	.flush_local = arm64_flush_local,
 	.sync_icache = arm64_sync_icache,
-	.writable = arm64_writable,
-	.executable = arm64_executable,
-	.global = arm64_global,
 	.retval_insn = arm64_retval_insn,
 	.trap_insn = arm64_trap_insn,
 	.release_cpu = arm64_release_cpu,
 	.leave_root = arm64_release_cpu,
 	.rodata_limit = arm64_rodata_limit,
-	.root_lead_pages = 2,
 	.fill_root_lead = arm64_fill_root_lead,
 	.table_entry = arm64_table_entry,
 	.tables_changed = arm64_tables_changed,
@@ -268,9 +213,6 @@ const struct ktr_arch ktr_arch = {
 	.installed_root = ktr_percpu_installed_root,
 	.percpu_counters = ktr_percpu_counters,
 	.pm_revert = ktr_percpu_pm_revert,
-	.can_activate = false,
 	.protect_alias = arm64_protect_alias,
 	.flush_kernel_range = arm64_flush_kernel_range,
-	.flush_anywhere = true,
-	.leaf_move_breaks = true,
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86_64 page-table geometry, entry bits and text-patch hook.
+ * x86_64 page-table geometry, root switches, TLB flushes and the
+ * instruction forms the tests inject (the entry bits: arch_x86.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,42 +13,6 @@
 
 #include "engine.h"
 #include "ktrepl_compat.h"
-
-
-static bool x86_present(u64 e)
-{
-	return e & _PAGE_PRESENT;
-}
-
-static bool x86_leaf(u64 e, int level, int levels)
-{
-	return level == levels - 1 || (e & _PAGE_PSE);
-}
-
-/*
- * A node's leaf keeps the master's protections but drops _PAGE_GLOBAL:
- * a global TLB entry of the master's text would survive the CR3 switch
- * into the node's tables (the x86 RFC made these ranges non-global too).
- */
-static u64 x86_node_leaf(u64 master, phys_addr_t pa)
-{
-	u64 keep = ~PTE_PFN_MASK;
-
-	if (master & _PAGE_PSE)
-		keep |= _PAGE_PAT_LARGE;
-	return (master & keep & ~(u64)_PAGE_GLOBAL) | pa;
-}
-
-static u64 x86_make_writable(u64 e)
-{
-	return e | _PAGE_RW;
-}
-
-/* an ignored bit in a non-leaf entry: changes the value, not the walk */
-static u64 x86_mark_shared_entry(u64 e)
-{
-	return e ^ _PAGE_SOFTW1;
-}
 
 static phys_addr_t x86_read_root(void)
 {
@@ -78,21 +43,6 @@ static void x86_flush_local(unsigned long va)
 static void x86_sync_icache(void *alias, unsigned long va, size_t len)
 {
 	/* coherent; the patcher's own sync_core IPIs serialise the CPUs */
-}
-
-static bool x86_writable(u64 e, int level)
-{
-	return e & _PAGE_RW;
-}
-
-static bool x86_executable(u64 e, int level)
-{
-	return !(e & _PAGE_NX);
-}
-
-static bool x86_global(u64 e, int level)
-{
-	return e & _PAGE_GLOBAL;
 }
 
 static void x86_release_cpu(void)
@@ -190,27 +140,16 @@ static void x86_flush_kernel_range(unsigned long start, unsigned long end)
 }
 
 const struct ktr_arch ktr_arch = {
-	.name = "x86_64",
 	.geometry = x86_geometry,
-	.present = x86_present,
-	.leaf = x86_leaf,
-	.node_leaf = x86_node_leaf,
-	.make_writable = x86_make_writable,
-	.mark_shared_entry = x86_mark_shared_entry,
 	.read_root = x86_read_root,
 	.master_root = x86_master_root,
 	.flush_local = x86_flush_local,
 	.sync_icache = x86_sync_icache,
-	.writable = x86_writable,
-	.executable = x86_executable,
-	.global = x86_global,
 	.retval_insn = x86_retval_insn,
 	.trap_insn = x86_trap_insn,
 	.release_cpu = x86_release_cpu,
 	.leave_root = x86_leave_root,
-	.can_activate = true,
 	.mm = &ktr_mm_x86,
 	.protect_alias = x86_protect_alias,
-	.protect_changes_aliases = true,
 	.flush_kernel_range = x86_flush_kernel_range,
 };

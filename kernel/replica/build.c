@@ -78,8 +78,8 @@ u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
 		u64 *e = &table[ktr_level_index(va, l)];
 		u64 v = READ_ONCE(*e);
 
-		if (l == stop_level || !ktr_arch.present(v) ||
-		    ktr_arch.leaf(v, l, ktr.geom.levels)) {
+		if (l == stop_level || !ktr_pte_present(v) ||
+		    ktr_pte_leaf(v, l, ktr.geom.levels)) {
 			*level = l;
 			return e;
 		}
@@ -228,7 +228,7 @@ static unsigned long chunk_at(unsigned long va, int region, int n)
 	unsigned long base = va & ~(size - 1);
 	struct ktr_chunk *c;
 
-	if (!ktr_arch.present(e) || !ktr_arch.leaf(e, level, ktr.geom.levels))
+	if (!ktr_pte_present(e) || !ktr_pte_leaf(e, level, ktr.geom.levels))
 		return base + size;
 	if (n && ktr.chunks && ktr.chunks[n - 1].va == base)
 		return base + size;

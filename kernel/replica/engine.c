@@ -47,7 +47,7 @@ static int requested_activation(enum ktrepl_activation *act)
 	if (!activation || !*activation)
 		*act = ktr_arch.percpu_start ? KTREPL_ACT_PERCPU :
 		       ktr_arch.mm ? KTREPL_ACT_MM :
-		       ktr_arch.can_activate ? KTREPL_ACT_WORKLOAD :
+		       KTR_ARCH_CAN_ACTIVATE ? KTREPL_ACT_WORKLOAD :
 					       KTREPL_ACT_INACTIVE;
 	else {
 		/* the names are ktrepl_abi.h's; "none" is a result, not a request */
@@ -62,7 +62,7 @@ static int requested_activation(enum ktrepl_activation *act)
 		return -EOPNOTSUPP;
 	if (*act == KTREPL_ACT_MM && !ktr_arch.mm)
 		return -EINVAL;
-	if (*act == KTREPL_ACT_WORKLOAD && !ktr_arch.can_activate)
+	if (*act == KTREPL_ACT_WORKLOAD && !KTR_ARCH_CAN_ACTIVATE)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -81,8 +81,8 @@ static unsigned long rodata_end_from_mappings(unsigned long start)
 		int level;
 		u64 e = READ_ONCE(*ktr_walk(ktr.master_root, va, -1, &level));
 
-		if (!ktr_arch.present(e) || ktr_arch.writable(e, level) ||
-		    ktr_arch.executable(e, level))
+		if (!ktr_pte_present(e) || ktr_pte_writable(e, level) ||
+		    ktr_pte_executable(e, level))
 			break;
 		va = (va & ~(ktr_level_size(level) - 1)) + ktr_level_size(level);
 	}
@@ -123,7 +123,7 @@ static int resolve_symbols(void)
 	if (ret)
 		return ret;
 	ktr.text_mutex = (void *)ktr_ksym_quiet("text_mutex");
-	if (ktr_arch.can_activate) {
+	if (KTR_ARCH_CAN_ACTIVATE) {
 		ktr.mm_alloc = (void *)ktr_ksym("mm_alloc");
 		if (!ktr.mm_alloc)
 			return -ENOENT;
@@ -152,7 +152,7 @@ static int discover(void)
 	ret = ktr_arch.geometry(&ktr.geom);
 	if (ret)
 		return ret;
-	ktr_provider.arch = ktr_arch.name;
+	ktr_provider.arch = KTR_ARCH_NAME;
 	ktr_provider.paging_levels = ktr.geom.levels;
 	ktr_provider.va_bits = ktr.geom.shift[0] + ktr.geom.bits[0];
 	ktr_provider.page_shift = PAGE_SHIFT;
@@ -198,7 +198,7 @@ static int build_tables(void)
 		ret = ktr_build_node_tables(n);
 		if (ret)
 			return ret;
-		if (!ktr_arch.can_activate)
+		if (!KTR_ARCH_CAN_ACTIVATE)
 			continue;
 		n->mm = ktr_node_mm(n->root, &n->mm_orig_pgd);
 		if (!n->mm)
@@ -462,7 +462,7 @@ int ktr_engine_init(void)
 	ret = requested_activation(&activation_now);
 	if (ret) {
 		pr_err("activation=%s is not one this %s kernel can do\n",
-		       activation, ktr_arch.name);
+		       activation, KTR_ARCH_NAME);
 		goto fail;
 	}
 	ret = replicate();

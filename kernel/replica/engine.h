@@ -195,27 +195,28 @@ struct ktr_geom {
 };
 
 /*
- * Page-table geometry, entry decoding and instruction forms of the one
- * architecture this module is built for (Kbuild picks arch_x86.c or
- * arch_arm64.c; each defines ktr_arch).
+ * The one architecture this module is built for. Kbuild picks its
+ * files: the entry bits and the engine's fixed choices are static
+ * inlines and constants in its header (below), what needs its symbols,
+ * state or instructions is its struct ktr_arch (arch_x86.c or
+ * arch_arm64.c define ktr_arch).
  */
+#if defined(CONFIG_X86_64)
+#include "arch_x86.h"
+#elif defined(CONFIG_ARM64)
+#include "arch_arm64.h"
+#else
+#error "ktrepl.ko is built for x86_64 or arm64"
+#endif
+
 struct ktr_arch {
-	const char *name;
 	int (*geometry)(struct ktr_geom *geom);
-	bool (*present)(u64 e);
-	bool (*leaf)(u64 e, int level, int levels);
-	u64 (*node_leaf)(u64 master, phys_addr_t pa); /* replica leaf */
-	u64 (*make_writable)(u64 e);
-	u64 (*mark_shared_entry)(u64 e);	/* fault injection */
 	phys_addr_t (*read_root)(void);		/* on this CPU */
 	phys_addr_t (*master_root)(void);
 	/* drop this CPU's TLB entry (global ones too) for one mapping */
 	void (*flush_local)(unsigned long va);
 	/* after writing text through another alias */
 	void (*sync_icache)(void *alias, unsigned long va, size_t len);
-	bool (*writable)(u64 e, int level);
-	bool (*executable)(u64 e, int level);
-	bool (*global)(u64 e, int level);
 	/* overwrite a function with "return value" for the activation test */
 	int (*retval_insn)(u8 *buf, size_t len, unsigned long value);
 	int (*trap_insn)(u8 *buf, size_t len);
@@ -223,11 +224,7 @@ struct ktr_arch {
 	void (*release_cpu)(void);
 	/* the same from the scheduler, irqs off, before a switch */
 	void (*leave_root)(void);
-	/*
-	 * Pages the kernel expects right below a root it runs on (arm64
-	 * KPTI: the trampoline table two pages below), and how to fill them.
-	 */
-	unsigned int root_lead_pages;
+	/* fill the KTR_ARCH_ROOT_LEAD_PAGES below a node root (arm64) */
 	void (*fill_root_lead)(void *lead);
 	/*
 	 * Optional: where read-only data that is not rodata starts (arm64:
@@ -251,7 +248,6 @@ struct ktr_arch {
 	void (*percpu_counters)(u64 *switches, u64 *reinstalls,
 				u64 *switch_ns);
 	int (*pm_revert)(int cpu);		/* fault injection */
-	bool can_activate;
 	const struct ktr_mm_ops *mm;	/* activation "mm", or NULL */
 	/*
 	 * Make the direct-map alias of numpages pages at addr read-only (or
@@ -260,23 +256,11 @@ struct ktr_arch {
 	 */
 	int (*protect_alias)(unsigned long addr, int numpages, bool ro);
 	/*
-	 * A protection change also rewrites other aliases of the pages in
-	 * the master's tables (x86: the image's mapping of freed init
-	 * memory), which the table mirror must then follow everywhere.
-	 */
-	bool protect_changes_aliases;
-	/*
 	 * Drop every CPU's TLB entries for [start, end), global ones too.
-	 * Process context, unless flush_anywhere (a broadcast invalidate,
+	 * Process context, unless KTR_ARCH_FLUSH_ANYWHERE (a broadcast invalidate,
 	 * no IPIs: fine with interrupts off and inside stop_machine()).
 	 */
 	void (*flush_kernel_range)(unsigned long start, unsigned long end);
-	bool flush_anywhere;
-	/*
-	 * A live leaf may point at another page (of the same contents) only
-	 * through an invalid entry and a flush: break-before-make (arm64).
-	 */
-	bool leaf_move_breaks;
 };
 
 extern const struct ktr_arch ktr_arch;

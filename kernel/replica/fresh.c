@@ -120,8 +120,8 @@ static int collect_copied(void)
 			if (ktr.geom.shift[l] == c->page_shift)
 				break;
 			e = READ_ONCE(table[ktr_level_index(c->va, l)]);
-			if (!ktr_arch.present(e) ||
-			    ktr_arch.leaf(e, l, ktr.geom.levels))
+			if (!ktr_pte_present(e) ||
+			    ktr_pte_leaf(e, l, ktr.geom.levels))
 				return -EINVAL;
 			table = ktr_table_va(e);
 		}
@@ -149,7 +149,7 @@ static unsigned long count_empty(void)
 		if (!holds_tables(&copied[i]))
 			continue;
 		for (e = 0; e < entries_of(&copied[i]); e++)
-			if (!ktr_arch.present(READ_ONCE(copied[i].table[e])))
+			if (!ktr_pte_present(READ_ONCE(copied[i].table[e])))
 				empty++;
 	}
 	return empty;
@@ -180,7 +180,7 @@ static int populate_cb(void *arg)
 			struct page *page;
 			u64 val;
 
-			if (ktr_arch.present(READ_ONCE(t->table[e])))
+			if (ktr_pte_present(READ_ONCE(t->table[e])))
 				continue;
 			if (pool->used == pool->nr)
 				return -EAGAIN;
@@ -346,8 +346,8 @@ static const char *check_copied(void)
 			u64 v = READ_ONCE(t->table[e]);
 			unsigned long va = t->va + e * ktr_level_size(t->level);
 
-			if (ktr_arch.present(v) &&
-			    ktr_arch.leaf(v, t->level, ktr.geom.levels) &&
+			if (ktr_pte_present(v) &&
+			    ktr_pte_leaf(v, t->level, ktr.geom.levels) &&
 			    !image_covers(va, va + ktr_level_size(t->level)))
 				return "huge_mapping_in_copied_table";
 		}

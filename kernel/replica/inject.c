@@ -186,8 +186,8 @@ static int mark_shared_root_entry(int nid)
 	unsigned int i;
 
 	for (i = ktr.geom.kernel_first; i < (1U << ktr.geom.bits[0]); i++) {
-		if (ktr_arch.present(root[i]) && root[i] == ktr.master_root[i]) {
-			WRITE_ONCE(root[i], ktr_arch.mark_shared_entry(root[i]));
+		if (ktr_pte_present(root[i]) && root[i] == ktr.master_root[i]) {
+			WRITE_ONCE(root[i], ktr_pte_mark_shared(root[i]));
 			return 0;
 		}
 	}
@@ -215,8 +215,8 @@ static int mark_stale_entry(int nid, int want_level)
 		    (best && best->level >= t->level))
 			continue;
 		for (i = 0; i < PTRS_PER_PTE; i++) {
-			if (own[i] == master[i] && ktr_arch.present(own[i]) &&
-			    !ktr_arch.leaf(own[i], t->level, ktr.geom.levels)) {
+			if (own[i] == master[i] && ktr_pte_present(own[i]) &&
+			    !ktr_pte_leaf(own[i], t->level, ktr.geom.levels)) {
 				best = t;
 				best_i = i;
 				break;
@@ -229,7 +229,7 @@ static int mark_stale_entry(int nid, int want_level)
 			       mark_shared_root_entry(nid) : -ENOENT;
 	t = best;
 	WRITE_ONCE(((u64 *)page_address(t->page))[best_i],
-		   ktr_arch.mark_shared_entry(
+		   ktr_pte_mark_shared(
 			   ((u64 *)page_address(t->page))[best_i]));
 	pr_info("inject: node %d level %d entry %u (va 0x%lx) now differs from the master's\n",
 		nid, t->level, best_i,
@@ -312,7 +312,7 @@ int ktr_inject(const char *text)
 		return c ? 0 : -ERANGE;
 	case V_WRITABLE:
 		e = node_leaf_entry(cmd.node, cmd.va);
-		WRITE_ONCE(*e, ktr_arch.make_writable(*e));
+		WRITE_ONCE(*e, ktr_pte_make_writable(*e));
 		return 0;
 	case V_PGD:
 		return mark_shared_root_entry(cmd.node);

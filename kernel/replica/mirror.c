@@ -54,22 +54,22 @@ static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
 
 	ktr_tables_lock_assert_held();
 	*want = master;
-	if (t->level < ktr.geom.levels - 1 && ktr_arch.present(cur) &&
-	    !ktr_arch.leaf(cur, t->level, ktr.geom.levels)) {
+	if (t->level < ktr.geom.levels - 1 && ktr_pte_present(cur) &&
+	    !ktr_pte_leaf(cur, t->level, ktr.geom.levels)) {
 		struct ktr_table *lower = ktr_owned_table(n, t->level + 1, va);
 
 		if (lower && page_to_phys(lower->page) ==
 				     (cur & ktr.geom.addr_mask))
 			return false;
 	}
-	if (ktr_arch.present(master) &&
-	    ktr_arch.leaf(master, t->level, ktr.geom.levels)) {
+	if (ktr_pte_present(master) &&
+	    ktr_pte_leaf(master, t->level, ktr.geom.levels)) {
 		c = ktr_module_chunk(va, true);
 		if (!c)
 			c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
 		if (c && c->va == va && c->copy && c->copy[n->nid] &&
 		    c->page_shift == ktr.geom.shift[t->level])
-			*want = ktr_arch.node_leaf(master,
+			*want = ktr_pte_node_leaf(master,
 						   ktr_chunk_pa(c, n->nid));
 	}
 	return cur != *want;
@@ -120,7 +120,7 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 						  cur, &want))
 					continue;
 				WRITE_ONCE(copy[i], want);
-				flush |= ktr_arch.present(cur);
+				flush |= ktr_pte_present(cur);
 				atomic64_inc(&nr_mirrored);
 			}
 		}
@@ -162,7 +162,7 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
 	/* x86 CPA rewrites the image's alias of a page too: see below */
-	if (ktr_arch.protect_changes_aliases) {
+	if (KTR_ARCH_PROTECT_CHANGES_ALIASES) {
 		a->start = 0;
 		a->end = ULONG_MAX;
 	}
@@ -240,7 +240,7 @@ static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 * fault on a stale read-only or no-exec entry, which re-walks and
 	 * finds the mirrored one.
 	 */
-	if (ktr_mirror_range(a->start, a->end) && ktr_arch.flush_anywhere)
+	if (ktr_mirror_range(a->start, a->end) && KTR_ARCH_FLUSH_ANYWHERE)
 		ktr_arch.flush_kernel_range(a->start, a->end);
 	return 0;
 }

@@ -615,7 +615,7 @@ static int make_text_nonglobal(void)
 			 * and could write back the bit between our two writes
 			 */
 			flags = ktr_tables_lock();
-			if (ktr_arch.present(v) && (v & _PAGE_GLOBAL) &&
+			if (ktr_pte_present(v) && (v & _PAGE_GLOBAL) &&
 			    nr_nonglobal < cap) {
 				nonglobal[nr_nonglobal++] =
 					(struct ktr_nonglobal){ e, v };
@@ -629,7 +629,7 @@ static int make_text_nonglobal(void)
 				if (!root || !ktr.nodes[nid].own_replica)
 					continue;
 				ne = ktr_walk(root, va, -1, &nl);
-				if (ne != e && ktr_arch.present(*ne))
+				if (ne != e && ktr_pte_present(*ne))
 					WRITE_ONCE(*ne, *ne & ~_PAGE_GLOBAL);
 			}
 			ktr_tables_unlock(flags);

@@ -97,7 +97,7 @@ static void plan_leaf_writes(struct leaf_move *m, int i)
 		if (level != leaf_level)
 			continue;
 		add_write(m, e, m->to_copies ?
-			  ktr_arch.node_leaf(master,
+			  ktr_pte_node_leaf(master,
 					     page_to_phys(c->copy[nid])) :
 			  master);
 	}
@@ -123,7 +123,7 @@ static int move_leaves_now(void *arg)
 	m->nr_writes = 0;
 	for (i = 0; i < km->nr_chunks; i++)
 		plan_leaf_writes(m, i);
-	if (ktr_arch.leaf_move_breaks) {
+	if (KTR_ARCH_LEAF_MOVE_BREAKS) {
 		for (i = 0; i < m->nr_writes; i++)
 			WRITE_ONCE(*w[i].entry, 0);
 		if (ktr_arch.tables_changed)
@@ -159,7 +159,7 @@ void ktr_module_move_leaves(struct ktr_module *km, bool to_copies)
 	 * around stop_machine() (static keys take it inside the CPU
 	 * hotplug lock).
 	 */
-	if (ktr_arch.leaf_move_breaks) {
+	if (KTR_ARCH_LEAF_MOVE_BREAKS) {
 		stop_machine(move_leaves_now, &m, NULL);
 	} else {
 		if (ktr.text_mutex)
@@ -169,7 +169,7 @@ void ktr_module_move_leaves(struct ktr_module *km, bool to_copies)
 		local_irq_restore(flags);
 	}
 	ktr_module_flush(km);
-	if (!ktr_arch.leaf_move_breaks && ktr.text_mutex)
+	if (!KTR_ARCH_LEAF_MOVE_BREAKS && ktr.text_mutex)
 		mutex_unlock(ktr.text_mutex);
 }
 
@@ -191,7 +191,7 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 		u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
 		u64 v = READ_ONCE(*e);
 
-		if (!global && ktr_arch.global(v, level)) {
+		if (!global && ktr_pte_global(v, level)) {
 			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, false));
 			c->global_cleared = true;
 		} else if (global && c->global_cleared) {

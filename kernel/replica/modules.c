@@ -176,7 +176,7 @@ static int collect_range(struct ktr_module *km, unsigned long start,
 		u64 e = READ_ONCE(*ktr_walk(ktr.master_root, va, -1, &level));
 		struct ktr_chunk *c = &km->chunks[km->nr_chunks];
 
-		if (!ktr_arch.present(e) || level != ktr.geom.levels - 1)
+		if (!ktr_pte_present(e) || level != ktr.geom.levels - 1)
 			return -EINVAL;
 		c->va = va;
 		c->page_shift = PAGE_SHIFT;
@@ -360,7 +360,7 @@ static int replicate_module(struct module *mod)
 	 * Where a leaf moves through an invalid entry (arm64), our own text
 	 * cannot: the move runs in it. Only our probes run from it there.
 	 */
-	if (mod == THIS_MODULE && ktr_arch.leaf_move_breaks)
+	if (mod == THIS_MODULE && KTR_ARCH_LEAF_MOVE_BREAKS)
 		return 0;
 	km = kzalloc(sizeof(*km), GFP_KERNEL);
 	if (!km)
@@ -400,7 +400,7 @@ static int replicate_module(struct module *mod)
 	ret = copy_module(km);
 	if (!ret && ktr_alias_protected()) {
 		protect_module(km);
-		if (ktr_arch.protect_changes_aliases)
+		if (KTR_ARCH_PROTECT_CHANGES_ALIASES)
 			ktr_mirror_range(0, ULONG_MAX);
 	}
 	if (!ret)
@@ -423,7 +423,7 @@ static void forget_module(struct ktr_module *km)
 	lockdep_assert_held(&mods_lock);
 	unmap_and_unlist(km);
 	free_module_replicas(km);
-	if (ktr_alias_protected() && ktr_arch.protect_changes_aliases)
+	if (ktr_alias_protected() && KTR_ARCH_PROTECT_CHANGES_ALIASES)
 		ktr_mirror_range(0, ULONG_MAX);
 }
 

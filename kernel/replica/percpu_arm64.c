@@ -183,8 +183,8 @@ static bool idmap_maps_itself(phys_addr_t fn)
 	u64 e = READ_ONCE(*ktr_walk(__va(pc.idmap), fn, -1, &level));
 	u64 size = ktr_level_size(level);
 
-	return ktr_arch.present(e) && ktr_arch.leaf(e, level, ktr.geom.levels) &&
-	       ktr_arch.executable(e, level) &&
+	return ktr_pte_present(e) && ktr_pte_leaf(e, level, ktr.geom.levels) &&
+	       ktr_pte_executable(e, level) &&
 	       (e & ktr.geom.addr_mask & ~(size - 1)) == (fn & ~(size - 1));
 }
 

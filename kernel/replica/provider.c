@@ -53,7 +53,7 @@ static void chunk_mapping(struct ktr_node *mem, u64 *root,
 	m->shared = true;
 	for (l = 0; l < ktr.geom.levels; l++) {
 		v = READ_ONCE(table[ktr_level_index(m->va, l)]);
-		if (!ktr_arch.present(v) || ktr_arch.leaf(v, l, ktr.geom.levels))
+		if (!ktr_pte_present(v) || ktr_pte_leaf(v, l, ktr.geom.levels))
 			break;
 		/*
 		 * private all the way down unless a master page is met; a
@@ -70,13 +70,13 @@ static void chunk_mapping(struct ktr_node *mem, u64 *root,
 	m->level = l;
 	m->size = ktr_level_size(l);
 	m->entry = v;
-	m->present = ktr_arch.present(v);
+	m->present = ktr_pte_present(v);
 	if (!m->present)
 		return;
 	m->pa = v & ktr.geom.addr_mask & ~((u64)m->size - 1);
-	m->writable = ktr_arch.writable(v, l);
-	m->executable = ktr_arch.executable(v, l);
-	m->global = ktr_arch.global(v, l);
+	m->writable = ktr_pte_writable(v, l);
+	m->executable = ktr_pte_executable(v, l);
+	m->global = ktr_pte_global(v, l);
 }
 
 static int ktr_walk_mappings(int nid, ktrepl_mapping_fn fn, void *arg)

@@ -169,8 +169,8 @@ u64 *ktr_master_table_of(const struct ktr_table *t)
 	int level;
 	u64 *e = ktr_walk(ktr.master_root, t->va, t->level - 1, &level);
 
-	if (level != t->level - 1 || !ktr_arch.present(*e) ||
-	    ktr_arch.leaf(*e, level, ktr.geom.levels))
+	if (level != t->level - 1 || !ktr_pte_present(*e) ||
+	    ktr_pte_leaf(*e, level, ktr.geom.levels))
 		return NULL;
 	return ktr_table_va(*e);
 }
@@ -215,7 +215,7 @@ int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
 	if (IS_ERR(e))
 		return PTR_ERR(e);
 	raw_spin_lock_irqsave(&tables_lock, flags);
-	WRITE_ONCE(*e, ktr_arch.node_leaf(*e, page_to_phys(c->copy[n->nid])));
+	WRITE_ONCE(*e, ktr_pte_node_leaf(*e, page_to_phys(c->copy[n->nid])));
 	raw_spin_unlock_irqrestore(&tables_lock, flags);
 	return 0;
 }
@@ -224,7 +224,7 @@ int ktr_build_node_tables(struct ktr_node *n)
 {
 	int i, ret;
 
-	unsigned int lead = ktr_arch.root_lead_pages;
+	unsigned int lead = KTR_ARCH_ROOT_LEAD_PAGES;
 
 	n->root_order = order_base_2(lead + (1U << ktr.geom.root_order));
 	n->root_page = ktr_alloc_zeroed(n->nid, n->root_order);

@@ -70,7 +70,7 @@ int ktr_workload_init(void)
 	workers = kcalloc(nr_node_ids, sizeof(*workers), GFP_KERNEL);
 	if (!workers)
 		return -ENOMEM;
-	if (!ktr_arch.can_activate)
+	if (!KTR_ARCH_CAN_ACTIVATE)
 		return 0;
 	preempt_notifier_inc();
 	notifiers_on = true;

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86_64's page-table entry bits and the engine's fixed choices, as
+ * static inlines: each .ko is built for one arch, so these are known at
+ * build time and cost no indirect call (a retpoline) in the table
+ * mirror's and the walks' loops. engine.h includes the arch's one.
+ */
+#ifndef KTREPL_ARCH_X86_H
+#define KTREPL_ARCH_X86_H
+
+#include <linux/types.h>
+#include <asm/pgtable_types.h>
+
+#define KTR_ARCH_NAME "x86_64"
+/* the engine can run a task on a node's tables (workload, mm) */
+#define KTR_ARCH_CAN_ACTIVATE true
+/* no pages below a root that the kernel expects there */
+#define KTR_ARCH_ROOT_LEAD_PAGES 0
+/*
+ * set_memory_ro() on a replica's direct-map alias also rewrites the
+ * image's mapping of freed init memory in the master's tables, which
+ * the table mirror must then follow everywhere.
+ */
+#define KTR_ARCH_PROTECT_CHANGES_ALIASES true
+/* flush_tlb_kernel_range() sends IPIs: process context only */
+#define KTR_ARCH_FLUSH_ANYWHERE false
+/* a live leaf may be repointed at a page of the same contents in place */
+#define KTR_ARCH_LEAF_MOVE_BREAKS false
+
+static inline bool ktr_pte_present(u64 e)
+{
+	return e & _PAGE_PRESENT;
+}
+
+static inline bool ktr_pte_leaf(u64 e, int level, int levels)
+{
+	return level == levels - 1 || (e & _PAGE_PSE);
+}
+
+/*
+ * A node's leaf keeps the master's protections but drops _PAGE_GLOBAL:
+ * a global TLB entry of the master's text would survive the CR3 switch
+ * into the node's tables (the x86 RFC made these ranges non-global too).
+ */
+static inline u64 ktr_pte_node_leaf(u64 master, phys_addr_t pa)
+{
+	u64 keep = ~PTE_PFN_MASK;
+
+	if (master & _PAGE_PSE)
+		keep |= _PAGE_PAT_LARGE;
+	return (master & keep & ~(u64)_PAGE_GLOBAL) | pa;
+}
+
+static inline u64 ktr_pte_make_writable(u64 e)
+{
+	return e | _PAGE_RW;
+}
+
+/* an ignored bit in a non-leaf entry: changes the value, not the walk */
+static inline u64 ktr_pte_mark_shared(u64 e)
+{
+	return e ^ _PAGE_SOFTW1;
+}
+
+static inline bool ktr_pte_writable(u64 e, int level)
+{
+	return e & _PAGE_RW;
+}
+
+static inline bool ktr_pte_executable(u64 e, int level)
+{
+	return !(e & _PAGE_NX);
+}
+
+static inline bool ktr_pte_global(u64 e, int level)
+{
+	return e & _PAGE_GLOBAL;
+}
+
+#endif /* KTREPL_ARCH_X86_H */
