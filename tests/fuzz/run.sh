@@ -9,9 +9,11 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${FUZZ_JOBS:-$(nproc)}
 
-# fuzz_one N TARGET: its TAP line (and diagnostics) into OUT/TARGET.tap
+# fuzz_one TARGET: its result into OUT/TARGET.res, for the TAP lines
+# (tests/tap.sh) written in order once all have run: "ok" or "not_ok",
+# then the description, then any diagnostics
 fuzz_one() {
-	n=$1 t=$2
+	t=$1
 	name=${t#fuzz_}
 	work=$(mktemp -d)
 	mkdir -p "$work/corpus" "$out/crashes/$name"
@@ -21,25 +23,25 @@ fuzz_one() {
 	log="$out/$name.log"
 	# the regression inputs first: each must run clean
 	if [ -n "$regress" ] && ! "$out/$t" $(ls -d "$regress"/* 2>/dev/null) > "$log" 2>&1; then
-		echo "not ok $n - $name: a regression input fails again (see $log)"
+		printf 'not_ok\n%s\n' "$name: a regression input fails again (see $log)"
 	elif "$out/$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
 		-rss_limit_mb=2048 -artifact_prefix="$out/crashes/$name/" \
 		-print_final_stats=1 "$work/corpus" >> "$log" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
-		echo "ok $n - $name: ${execs:-?} inputs in ${secs} s, no crash, leak or hang"
+		printf 'ok\n%s\n' "$name: ${execs:-?} inputs in ${secs} s, no crash, leak or hang"
 	else
-		echo "not ok $n - $name: crashed; the input is in $out/crashes/$name/"
-		grep -m3 -E 'ERROR|SUMMARY|runtime error' "$log" | sed 's/^/# /'
-	fi > "$out/$t.tap"
+		printf 'not_ok\n%s\n' "$name: crashed; the input is in $out/crashes/$name/"
+		grep -m3 -E 'ERROR|SUMMARY|runtime error' "$log"
+	fi > "$out/$t.res"
 	rm -rf "$work"
 }
 
-echo "TAP version 13"
-n=0 running=0
+. "$here/../tap.sh"
+tap_header
+running=0
 for t in "$@"; do
-	n=$((n + 1))
-	rm -f "$out/$t.tap"
-	fuzz_one $n "$t" &
+	rm -f "$out/$t.res"
+	fuzz_one "$t" &
 	running=$((running + 1))
 	if [ $running -ge "$jobs" ]; then
 		wait
@@ -47,14 +49,13 @@ for t in "$@"; do
 	fi
 done
 wait
-failed=0
-i=0
 for t in "$@"; do
-	i=$((i + 1))
-	[ -s "$out/$t.tap" ] ||
-		echo "not ok $i - ${t#fuzz_}: its run left no result" > "$out/$t.tap"
-	cat "$out/$t.tap"
-	grep -q '^not ok' "$out/$t.tap" && failed=$((failed + 1))
+	res="$out/$t.res"
+	[ -s "$res" ] ||
+		printf 'not_ok\n%s\n' "${t#fuzz_}: its run left no result" > "$res"
+	verdict=$(sed -n 1p "$res")
+	desc=$(sed -n 2p "$res")
+	if [ "$verdict" = ok ]; then ok "$desc"; else not_ok "$desc"; fi
+	sed -n '3,$s/^/# /p' "$res"
 done
-echo "1..$n"
-[ $failed = 0 ]
+done_testing

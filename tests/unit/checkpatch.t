@@ -6,7 +6,7 @@ cp=${KTREPL_CACHE:-/var/cache/ktrepl}/checkpatch/scripts/checkpatch.pl
 . "$top/tests/tap.sh"
 tap_header
 if [ ! -f "$cp" ]; then
-	echo "1..0 # SKIP no checkpatch.pl (run make deps)"
+	skip_all "no checkpatch.pl (run make deps)"
 	exit 0
 fi
 # one checkpatch per CPU (it is most of make unit-check's time), the

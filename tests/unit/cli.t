@@ -84,7 +84,7 @@ if promtool:
     ok(r.returncode == 0, "promtool check metrics accepts it",
        r.stdout + r.stderr)
 else:
-    ok(True, "promtool check metrics # SKIP no promtool (Debian: prometheus)")
+    tap.skip("promtool check metrics", "no promtool (Debian: prometheus)")
 prom = os.path.join(tmp, "ktrepl.prom")
 rc, out, err = run("--debugfs", nowhere, "verify", f"--prometheus={prom}")
 ok(rc == 2 and not out and os.path.exists(prom) and
@@ -163,7 +163,7 @@ if os.geteuid() == 0 and setpriv:
        "kcore unreadable, not root: exit 2, 'reading kcore needs root'",
        r.stdout + r.stderr)
 else:
-    ok(True, "kcore unreadable, not root # SKIP needs root and setpriv")
+    tap.skip("kcore unreadable, not root", "needs root and setpriv")
 
 # the bash completions, through bash-completion's own loader
 compl = "/usr/share/bash-completion/bash_completion"
@@ -200,7 +200,7 @@ if os.path.exists(compl):
     ok(lines[4] == "cpu-clock cycles", "ktrepl-top: completes --event",
        lines[4])
 else:
-    ok(True, "bash completions # SKIP no bash-completion package")
+    tap.skip("bash completions", "no bash-completion package")
 
 shutil.rmtree(tmp, ignore_errors=True)
 tap.done()
