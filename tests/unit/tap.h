@@ -38,6 +38,15 @@ static inline void tap_header(void)
 			       got_, got_, want_, want_);                \
 	} while (0)
 
+/* the same for signed values: return codes, negative errnos */
+#define tap_eq_s64(got, want, ...)                                       \
+	do {                                                             \
+		long long sgot_ = (got), swant_ = (want);                \
+		tap_ok(sgot_ == swant_, __VA_ARGS__);                    \
+		if (sgot_ != swant_)                                     \
+			printf("# got %lld, want %lld\n", sgot_, swant_); \
+	} while (0)
+
 #define tap_streq(got, want, ...)                                        \
 	do {                                                             \
 		const char *sgot_ = (got), *swant_ = (want);             \

@@ -105,10 +105,10 @@ static void test_diff_coalescer(void)
 	kt_err_clear(&err);
 	ret = kt_diff_run(&fx.t, NULL, collect_diff, &r, &compared, &err);
 	tap_ok(!ret, "diff runs (%s)", err.msg);
-	tap_ok(compared == FX_TEXT_SIZE + FX_RODATA_SIZE,
+	tap_eq_u64(compared, FX_TEXT_SIZE + FX_RODATA_SIZE,
 	       "every replicated byte is compared once per replica node (%" PRIu64 ")",
 	       compared);
-	tap_ok(r.n == 9, "9 ranges found (got %d)", r.n);
+	tap_eq_u64(r.n, 9, "9 ranges found (got %d)", r.n);
 	expect_range(&r, 0x10, 4, "unknown", "bytes 3 apart merge");
 	expect_range(&r, 0x20, 1, "unknown", "bytes 6 apart stay apart (first)");
 	expect_range(&r, 0x26, 1, "unknown", "bytes 6 apart stay apart (second)");

@@ -246,7 +246,7 @@ static void test_filtered(const uint8_t *mem, size_t desc_len)
 		       (uint64_t)(DESC_PA + 2 * PAGE - 8));
 		ret = kt_memsrc_first_gap(src, DESC_PA, PAGE, &gap_start,
 					  &gap_end);
-		tap_ok(ret == -ENOENT,
+		tap_eq_s64(ret, -ENOENT,
 		       "first_gap: the descriptor's first page is all in the file (got %d, want -ENOENT)",
 		       ret);
 		ret = kt_memsrc_first_gap(src, DESC_PA + 4 * PAGE, 2 * PAGE,

@@ -605,7 +605,7 @@ static int dump_mode(const char *core, const char *expect, bool subset)
 		}
 	}
 	if (subset)
-		tap_ok(matched == tab.nr,
+		tap_eq_u64(matched, tab.nr,
 		       "every decoded symbol is in %s (got %zu of %zu matched; the file has %zu)",
 		       expect, matched, tab.nr, nwant);
 	else

@@ -24,7 +24,7 @@ static void test_err(void)
 	tap_ok(ret == -ENOENT && err.code == ENOENT, "kt_err_set returns -code");
 	kt_err_wrap(&err, "layer %d", 2);
 	kt_err_wrap(&err, "top");
-	tap_ok(!strcmp(err.msg, "top: layer 2: no thing"),
+	tap_streq(err.msg, "top: layer 2: no thing",
 	       "kt_err_wrap prepends context (got '%s')", err.msg);
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
@@ -65,11 +65,11 @@ static void test_json(void)
 	jsonw_end_object(jw);
 	jsonw_destroy(&jw);
 	fclose(fp);
-	tap_ok(!strcmp(text,
-		       "{\"version\":1,\"pa\":\"0xffffffff81000000\","
-		       "\"s\":\"a\\\"b\\\\c\\n\\u0001\","
-		       "\"list\":[-3,true,{},[]]}\n"),
-	       "compact JSON is exact (got %s)", text);
+	tap_streq(text,
+		  "{\"version\":1,\"pa\":\"0xffffffff81000000\","
+		  "\"s\":\"a\\\"b\\\\c\\n\\u0001\","
+		  "\"list\":[-3,true,{},[]]}\n",
+		  "compact JSON is exact");
 	free(text);
 }
 
@@ -119,7 +119,7 @@ static void test_raw(void)
 	close(fd);
 	kt_err_clear(&err);
 	ret = kt_memsrc_open_raw(&src, path, 0x100000, &err);
-	tap_ok(ret == 0, "raw image opens");
+	tap_eq_s64(ret, 0, "raw image opens");
 	if (ret)
 		goto out;
 	ret = kt_memsrc_read_phys(src, 0x100ff8, buf, 16, &err);
@@ -129,9 +129,9 @@ static void test_raw(void)
 	tap_ok(ret == -KT_MEM_ABSENT && strstr(err.msg, "outside the image"),
 	       "read past the end fails with context (%s)", err.msg);
 	ret = kt_memsrc_read_phys(src, 0xff000, buf, 16, &err);
-	tap_ok(ret == -KT_MEM_ABSENT, "read below the base fails");
+	tap_eq_s64(ret, -KT_MEM_ABSENT, "read below the base fails");
 	ret = kt_memsrc_read_phys(src, UINT64_MAX - 4, buf, 16, &err);
-	tap_ok(ret == -EINVAL, "a wrapping read is refused");
+	tap_eq_s64(ret, -EINVAL, "a wrapping read is refused");
 	kt_memsrc_close(src);
 	ret = kt_memsrc_open_raw(&src, "/nonexistent/ktrepl", 0, &err);
 	tap_ok(ret == -ENOENT && strstr(err.msg, "/nonexistent/ktrepl"),

@@ -137,13 +137,13 @@ static void test_model(struct kt_memsrc *src)
 	kt_loc_init(&loc);
 
 	s = smp(2, 100, TEXT_VA + 0x10, 2000);
-	tap_ok(kt_loc_root(&loc, &s) == NODE1_ROOT,
+	tap_eq_u64(kt_loc_root(&loc, &s), NODE1_ROOT,
 	       "a worker's sample after since_ns resolves through its root");
 	s = smp(2, 100, TEXT_VA + 0x10, 999);
-	tap_ok(kt_loc_root(&loc, &s) == MASTER_ROOT,
+	tap_eq_u64(kt_loc_root(&loc, &s), MASTER_ROOT,
 	       "a worker's sample before since_ns resolves through the master's");
 	s = smp(3, 55, TEXT_VA + 0x10, 2000);
-	tap_ok(kt_loc_root(&loc, &s) == MASTER_ROOT,
+	tap_eq_u64(kt_loc_root(&loc, &s), MASTER_ROOT,
 	       "any other task resolves through the master's root");
 
 	/* node 1: 3 local (worker), 2 remote (other task, early worker) */
@@ -175,7 +175,7 @@ static void test_model(struct kt_memsrc *src)
 	       "11 samples: 1 idle, 1 not kernel text (%llu %llu %llu)",
 	       (unsigned long long)loc.samples, (unsigned long long)loc.idle,
 	       (unsigned long long)loc.not_text);
-	tap_ok(loc.on_worker_tables == 4,
+	tap_eq_u64(loc.on_worker_tables, 4,
 	       "4 samples went through a worker's root (%llu)",
 	       (unsigned long long)loc.on_worker_tables);
 	t = loc.nodes[1].text[KT_TEXT_CORE];
@@ -194,7 +194,7 @@ static void test_model(struct kt_memsrc *src)
 	tap_ok(loc.cpus[2].text[KT_TEXT_CORE].local == 3 &&
 		       loc.cpus[3].text[KT_TEXT_CORE].remote == 1,
 	       "per-CPU counts follow the samples' CPUs");
-	tap_ok(loc.nr_funcs == 3,
+	tap_eq_u64(loc.nr_funcs, 3,
 	       "three functions had resolved fetches (%zu)", loc.nr_funcs);
 	for (i = 0; i < loc.nr_funcs; i++) {
 		if (!strcmp(loc.funcs[i].name, "text_fn"))
@@ -221,7 +221,7 @@ static void test_model(struct kt_memsrc *src)
 	st.activation = KT_ACT_PERCPU;
 	kt_state_add_node(&st, &err);
 	kt_state_add_node(&st, &err);
-	tap_ok(st.nr_nodes == 2, "a state grows its nodes on the heap");
+	tap_eq_u64(st.nr_nodes, 2, "a state grows its nodes on the heap");
 	st.nodes[0] = (struct kt_node_state){ .nid = 0, .root_pa = MASTER_ROOT };
 	st.nodes[1] = (struct kt_node_state){ .nid = 1, .root_pa = NODE1_ROOT };
 	tap_ok(!kt_loc_set_rule(&loc, &st, &err) && loc.rule == KT_RULE_PERCPU,
@@ -229,7 +229,7 @@ static void test_model(struct kt_memsrc *src)
 	kt_loc_begin_frame(&loc);
 	s = smp(3, 55, TEXT_VA + 0x20, 5);
 	kt_loc_add(&loc, &s);
-	tap_ok(loc.nodes[1].text[KT_TEXT_CORE].local == 1,
+	tap_eq_u64(loc.nodes[1].text[KT_TEXT_CORE].local, 1,
 	       "per-CPU rule: any task on node 1 fetches node 1's replica");
 
 	/* no replication: everything through the master */
@@ -239,7 +239,7 @@ static void test_model(struct kt_memsrc *src)
 	kt_loc_begin_frame(&loc);
 	s = smp(2, 100, TEXT_VA + 0x20, 5000);
 	kt_loc_add(&loc, &s);
-	tap_ok(loc.nodes[1].text[KT_TEXT_CORE].remote == 1,
+	tap_eq_u64(loc.nodes[1].text[KT_TEXT_CORE].remote, 1,
 	       "master rule: even a worker's sample is on the master's text");
 
 	free(loc.modules);
@@ -355,7 +355,7 @@ static void test_numa_sysfs(void)
 		       kt_numa_pa_node(&numa, 3ull * 0x8000000) == 1 &&
 		       kt_numa_pa_node(&numa, 2ull * 0x8000000) == -1,
 	       "memory blocks map physical addresses to nodes, gaps to -1");
-	tap_ok(numa.nr_ranges == 2, "adjacent blocks of a node merge (%zu)",
+	tap_eq_u64(numa.nr_ranges, 2, "adjacent blocks of a node merge (%zu)",
 	       numa.nr_ranges);
 	tap_ok(numa.memory_node[0] == 0 && numa.memory_node[2] == 1,
 	       "memoryless node 2 counts node 1 (nearest) as local");

@@ -35,7 +35,7 @@ static void test_parse(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		tap_ok(kt_lockdown_parse(cases[i].text) == cases[i].level,
+		tap_eq_u64(kt_lockdown_parse(cases[i].text), cases[i].level,
 		       "parse '%.*s': %s", (int)strcspn(cases[i].text, "\n"),
 		       cases[i].text, kt_lockdown_name(cases[i].level));
 }

@@ -187,21 +187,21 @@ static void test_classify(void)
 	static const uint8_t a64_nop[] = { 0x1f, 0x20, 0x03, 0xd5 };
 	static const uint8_t a64_bl[] = { 0x10, 0x00, 0x00, 0x94 };
 
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop5, call, 5, "vfs_read+0x0"), "ftrace"),
+	tap_streq(kt_classify(&kt_arch_x86_64, nop5, call, 5, "vfs_read+0x0"), "ftrace",
 	       "nop5 -> call at entry is ftrace");
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop5, call, 5, "__schedule+0x4f3"), "call"),
+	tap_streq(kt_classify(&kt_arch_x86_64, nop5, call, 5, "__schedule+0x4f3"), "call",
 	       "nop5 -> call inside a function is a call site, not ftrace");
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop5, jmp, 5, "f+0x10"), "jump_label"),
+	tap_streq(kt_classify(&kt_arch_x86_64, nop5, jmp, 5, "f+0x10"), "jump_label",
 	       "nop5 -> jmp is a jump label");
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, nop2, jmp2, 2, "f+0x10"), "jump_label"),
+	tap_streq(kt_classify(&kt_arch_x86_64, nop2, jmp2, 2, "f+0x10"), "jump_label",
 	       "2-byte nop -> jmp is a jump label");
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, push, int3, 1, "f+0x0"), "kprobe"),
+	tap_streq(kt_classify(&kt_arch_x86_64, push, int3, 1, "f+0x0"), "kprobe",
 	       "int3 is a kprobe");
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, call, jmp, 5, "__SCT__foo+0x0"), "static_call"),
+	tap_streq(kt_classify(&kt_arch_x86_64, call, jmp, 5, "__SCT__foo+0x0"), "static_call",
 	       "a static call trampoline is a static call");
-	tap_ok(!strcmp(kt_classify(&kt_arch_x86_64, push, nop2, 1, "f+0x7"), "unknown"),
+	tap_streq(kt_classify(&kt_arch_x86_64, push, nop2, 1, "f+0x7"), "unknown",
 	       "anything else is unknown (corruption)");
-	tap_ok(!strcmp(kt_classify(&kt_arch_arm64, a64_nop, a64_bl, 4, "f+0x4"), "ftrace"),
+	tap_streq(kt_classify(&kt_arch_arm64, a64_nop, a64_bl, 4, "f+0x4"), "ftrace",
 	       "arm64 nop -> bl is ftrace");
 }
 

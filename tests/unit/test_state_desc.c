@@ -432,7 +432,7 @@ static void test_seal_and_short(void)
 		return;
 	((struct ktrepl_desc *)buf)->self_pa = 2 * DESC_PA;
 	load(buf, len, &l);
-	tap_ok(l.check == -EPROTO,
+	tap_eq_s64(l.check, -EPROTO,
 	       "a full header sealed for another address fails the check (got %d)",
 	       l.check);
 	if (!l.ret)
@@ -445,7 +445,7 @@ static void test_seal_and_short(void)
 	tap_ok(l.ret == -EPROTO && strstr(l.msg, "header of"),
 	       "a %zu-byte header is refused as damage (got %d: %s)",
 	       (size_t)KTREPL_DESC_BASE_END - 8, l.ret, l.msg);
-	tap_ok(l.check == -EPROTO, "and fails the check (got %d)", l.check);
+	tap_eq_s64(l.check, -EPROTO, "and fails the check (got %d)", l.check);
 	if (!l.ret)
 		kt_state_free(&l.st);
 	free(buf);
