@@ -18,10 +18,30 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "ktrepl_records.h"
 #include "files.h"
 #include "publish.h"
 
 static struct ktrepl_provider *prov;
+
+static void print_task(struct seq_file *m,
+		       const struct ktrepl_task_record *t)
+{
+	union ktrepl_field_value vals[KTREPL_T_NR] = {
+		[KTREPL_T_PID].i = t->pid,
+		[KTREPL_T_COMM].s = t->comm,
+		[KTREPL_T_NODE].i = t->node,
+		[KTREPL_T_CPU].i = t->cpu,
+		[KTREPL_T_ROOT_PA].u = (u64)t->root_pa,
+		[KTREPL_T_EXPECTED_ROOT_PA].u = (u64)t->runs_on_pa,
+		[KTREPL_T_TABLES].s = t->on_master ? "master" : "node",
+		[KTREPL_T_SINCE_NS].u = t->since_ns,
+		[KTREPL_T_ITERATIONS].u = t->iterations,
+		[KTREPL_T_PROBE].u = t->probe,
+	};
+
+	ktrepl_print_fields(m, ktrepl_task_fields(), vals, KTREPL_T_NR);
+}
 
 static int tasks_show(struct seq_file *m, void *v)
 {
@@ -34,12 +54,7 @@ static int tasks_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	n = prov->tasks(recs, KTREPL_MAX_TASK_RECORDS);
 	for (i = 0; i < n; i++)
-		seq_printf(m,
-			   "pid=%d comm=%s node=%d cpu=%d root_pa=0x%llx expected_root_pa=0x%llx tables=%s since_ns=%llu iterations=%llu probe=%lu\n",
-			   recs[i].pid, recs[i].comm, recs[i].node, recs[i].cpu,
-			   (u64)recs[i].root_pa, (u64)recs[i].runs_on_pa,
-			   recs[i].on_master ? "master" : "node", recs[i].since_ns,
-			   recs[i].iterations, recs[i].probe);
+		print_task(m, &recs[i]);
 	kfree(recs);
 	return 0;
 }
@@ -115,6 +130,37 @@ static const struct file_operations workload_ctl_fops = {
 	.write = workload_write,
 };
 
+static void print_binding(struct seq_file *m,
+			  const struct ktrepl_bound_record *r)
+{
+	union ktrepl_field_value vals[KTREPL_B_NR] = {
+		[KTREPL_B_PID].i = r->pid,
+		[KTREPL_B_COMM].s = r->comm,
+		[KTREPL_B_NODE].i = r->node,
+		[KTREPL_B_HOW].s = r->manual ? "manual" : "auto",
+		[KTREPL_B_MM_PGD_PA].u = (u64)r->mm_pgd_pa,
+		[KTREPL_B_ROOT_PA].u = (u64)r->root_pa,
+		[KTREPL_B_SINCE_NS].u = r->since_ns,
+	};
+
+	ktrepl_print_fields(m, ktrepl_bind_fields(), vals, KTREPL_B_NR);
+}
+
+static void print_bound(struct seq_file *m,
+			const struct ktrepl_bound_record *r)
+{
+	union ktrepl_field_value vals[KTREPL_BH_NR] = {
+		[KTREPL_BH_PID].i = r->pid,
+		[KTREPL_BH_COMM].s = r->comm,
+		[KTREPL_BH_NODE].i = r->node,
+		[KTREPL_BH_ROOT_PA].u = (u64)r->root_pa,
+		[KTREPL_BH_SINCE_NS].u = r->since_ns,
+		[KTREPL_BH_UNTIL_NS].u = r->until_ns,
+	};
+
+	ktrepl_print_fields(m, ktrepl_bound_fields(), vals, KTREPL_BH_NR);
+}
+
 /*
  * One record per bound process (bind), or per binding that ended in the
  * last 10 s (bind_history); a comm's blanks become '_'.
@@ -132,16 +178,10 @@ static int show_bindings(struct seq_file *m, bool ended)
 	for (i = 0; i < n; i++) {
 		r = &recs[i];
 		strreplace(r->comm, ' ', '_');
-		seq_printf(m, "pid=%d comm=%s node=%d ", r->pid,
-			   r->comm[0] ? r->comm : "-", r->node);
 		if (ended)
-			seq_printf(m, "root_pa=0x%llx since_ns=%llu until_ns=%llu\n",
-				   (u64)r->root_pa, r->since_ns, r->until_ns);
+			print_bound(m, r);
 		else
-			seq_printf(m, "how=%s mm_pgd_pa=0x%llx root_pa=0x%llx since_ns=%llu\n",
-				   r->manual ? "manual" : "auto",
-				   (u64)r->mm_pgd_pa, (u64)r->root_pa,
-				   r->since_ns);
+			print_binding(m, r);
 	}
 	kfree(recs);
 	return 0;

@@ -8,6 +8,19 @@
 #include <linux/seq_file.h>
 
 #include "ktrepl_provider.h"
+#include "ktrepl_summary.h"
+
+/* one field's value, as its table's type says (ktrepl_summary.h) */
+union ktrepl_field_value {
+	s64 i;
+	u64 u;
+	const char *s;
+	const struct cpumask *cpus;
+};
+
+/* one record line: n fields of table f, each as its type says */
+void ktrepl_print_fields(struct seq_file *m, const struct ktrepl_field *f,
+			 const union ktrepl_field_value *v, int n);
 
 /* 0, or -EPERM for a reader /proc/kallsyms would show no addresses to */
 int ktrepl_addresses_allowed(struct file *file);

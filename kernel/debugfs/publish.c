@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -27,6 +28,7 @@
 #include "ktrepl_desc.h"
 #include "ktrepl_ksym.h"
 #include "ktrepl_node.h"
+#include "ktrepl_records.h"
 #include "ktrepl_summary.h"
 #include "files.h"
 #include "publish.h"
@@ -95,15 +97,7 @@ static struct ktrepl_module_info *load_modules(int *nr)
 	return mods;
 }
 
-union ktrepl_field_value {
-	s64 i;
-	u64 u;
-	const char *s;
-	const struct cpumask *cpus;
-};
-
-/* one record line, each field as its table says (ktrepl_summary.h) */
-static void print_fields(struct seq_file *m, const struct ktrepl_field *f,
+void ktrepl_print_fields(struct seq_file *m, const struct ktrepl_field *f,
 			 const union ktrepl_field_value *v, int n)
 {
 	int i;
@@ -145,7 +139,7 @@ static void print_node(struct seq_file *m, int nid)
 		[KTREPL_N_MEM_END].u = (u64)PFN_PHYS(node_end_pfn(nid)),
 	};
 
-	print_fields(m, ktrepl_node_fields(), vals, KTREPL_N_NR);
+	ktrepl_print_fields(m, ktrepl_node_fields(), vals, KTREPL_N_NR);
 }
 
 static void print_region(struct seq_file *m, const struct ktrepl_region *reg)
@@ -157,7 +151,7 @@ static void print_region(struct seq_file *m, const struct ktrepl_region *reg)
 		[KTREPL_R_SIZE].u = reg->end - reg->start,
 	};
 
-	print_fields(m, ktrepl_region_fields(), vals, KTREPL_R_NR);
+	ktrepl_print_fields(m, ktrepl_region_fields(), vals, KTREPL_R_NR);
 }
 
 static void print_module(struct seq_file *m,
@@ -177,7 +171,7 @@ static void print_module(struct seq_file *m,
 	};
 
 	/* 6.4+: the rodata apart; older readers ignore the keys */
-	print_fields(m, ktrepl_module_fields(), vals,
+	ktrepl_print_fields(m, ktrepl_module_fields(), vals,
 		     mod->rodata_end ? KTREPL_M_NR : KTREPL_M_NR_ALWAYS);
 }
 
@@ -246,7 +240,7 @@ static int summary_show(struct seq_file *m, void *v)
 			[KTREPL_S_FAILSAFE_REASON].s = ec.failsafe_reason,
 		};
 
-		print_fields(m, ktrepl_summary_fields(), vals, KTREPL_S_NR);
+		ktrepl_print_fields(m, ktrepl_summary_fields(), vals, KTREPL_S_NR);
 	}
 	for_each_online_node(nid)
 		print_node(m, nid);
@@ -266,27 +260,24 @@ struct extent_ctx {
 	const char *module;
 };
 
+/* a core region's extent, or (ctx->module set) a module's */
 static int show_extent(const struct ktrepl_extent *ext, void *arg)
 {
 	struct extent_ctx *ctx = arg;
+	union ktrepl_field_value vals[KTREPL_E_NR] = {
+		[KTREPL_E_NODE].i = ctx->nid,
+		[KTREPL_E_REGION].s = ctx->module ? "module" :
+				      prov->regions[ctx->region].name,
+		[KTREPL_E_VA].u = ext->va,
+		[KTREPL_E_PA].u = (u64)ext->pa,
+		[KTREPL_E_SIZE].u = ext->size,
+		[KTREPL_E_PAGE_SIZE].u = 1UL << ext->page_shift,
+		[KTREPL_E_PA_NODE].i = ktrepl_pa_node(ext->pa),
+		[KTREPL_E_MODULE].s = ctx->module,
+	};
 
-	seq_printf(ctx->m,
-		   "node=%d region=%s va=0x%lx pa=0x%llx size=%lu page_size=%lu pa_node=%d\n",
-		   ctx->nid, prov->regions[ctx->region].name, ext->va,
-		   (u64)ext->pa, ext->size, 1UL << ext->page_shift,
-		   ktrepl_pa_node(ext->pa));
-	return 0;
-}
-
-static int show_module_extent(const struct ktrepl_extent *ext, void *arg)
-{
-	struct extent_ctx *ctx = arg;
-
-	seq_printf(ctx->m,
-		   "node=%d region=module va=0x%lx pa=0x%llx size=%lu page_size=%lu pa_node=%d module=%s\n",
-		   ctx->nid, ext->va, (u64)ext->pa, ext->size,
-		   1UL << ext->page_shift, ktrepl_pa_node(ext->pa),
-		   ctx->module);
+	ktrepl_print_fields(ctx->m, ktrepl_extent_fields(), vals,
+			    ctx->module ? KTREPL_E_NR : KTREPL_E_NR_CORE);
 	return 0;
 }
 
@@ -300,13 +291,14 @@ static int replicas_show(struct seq_file *m, void *v)
 	if (!mods)
 		return -ENOMEM;
 	for_each_online_node(ctx.nid) {
+		ctx.module = NULL;
 		for (ctx.region = 0; ctx.region < prov->nr_regions; ctx.region++)
 			prov->for_each_extent(ctx.nid, ctx.region, show_extent,
 					      &ctx);
 		for (i = 0; i < nr_mods; i++) {
 			ctx.module = mods[i].name;
 			prov->for_each_module_extent(ctx.nid, mods[i].name,
-						     show_module_extent, &ctx);
+						     show_extent, &ctx);
 		}
 	}
 	kvfree(mods);
@@ -327,46 +319,75 @@ static void read_root_on_cpu(void *arg)
 	cr->pid = task_pid_nr(current);
 }
 
+static void print_pgd(struct seq_file *m, int nid)
+{
+	phys_addr_t root = prov->node_root(nid);
+	unsigned int own, differ;
+
+	prov->root_diff(nid, &own, &differ);
+	{
+		union ktrepl_field_value vals[KTREPL_PGD_NR] = {
+			[KTREPL_PGD_NODE].i = nid,
+			[KTREPL_PGD_MEMORY_NODE].i = prov->memory_node(nid),
+			[KTREPL_PGD_ROOT_PA].u = (u64)root,
+			[KTREPL_PGD_ROOT_VA].u = (unsigned long)__va(root),
+			[KTREPL_PGD_ROOT_NODE].i = ktrepl_pa_node(root),
+			[KTREPL_PGD_OWN_ENTRIES].u = own,
+			[KTREPL_PGD_DIFFERING_ENTRIES].u = differ,
+		};
+
+		ktrepl_print_fields(m, ktrepl_pgd_fields(), vals,
+				    KTREPL_PGD_NR);
+	}
+}
+
+/* which root cpu has loaded, and whose tables it is */
+static void print_cpu_root(struct seq_file *m, int cpu)
+{
+	struct cpu_root cr = { 0 };
+	const char *set = "other";
+	phys_addr_t loaded;
+	int nid, owner = -1;
+
+	smp_call_function_single(cpu, read_root_on_cpu, &cr, 1);
+	loaded = cr.root;
+	for_each_online_node(nid) {
+		if (prov->node_root(nid) == loaded &&
+		    prov->memory_node(nid) == nid) {
+			owner = nid;
+			break;
+		}
+	}
+	if (loaded == prov->master_root)
+		set = "master";
+	else if (owner >= 0)
+		set = "node";
+	{
+		union ktrepl_field_value vals[KTREPL_CPU_NR] = {
+			[KTREPL_CPU_CPU].i = cpu,
+			[KTREPL_CPU_NODE].i = cpu_to_node(cpu),
+			[KTREPL_CPU_LOADED_ROOT_PA].u = (u64)loaded,
+			[KTREPL_CPU_LOADED_SET].s = set,
+			[KTREPL_CPU_LOADED_NODE_SET].i = owner,
+			[KTREPL_CPU_CURRENT_PID].i = cr.pid,
+			[KTREPL_CPU_EXPECTED_ROOT_PA].u =
+				(u64)prov->node_root(cpu_to_node(cpu)),
+		};
+
+		ktrepl_print_fields(m, ktrepl_cpu_fields(), vals,
+				    KTREPL_CPU_NR);
+	}
+}
+
 static int pgds_show(struct seq_file *m, void *v)
 {
-	unsigned int own, differ;
 	int nid, cpu;
 
-	for_each_online_node(nid) {
-		phys_addr_t root = prov->node_root(nid);
-
-		prov->root_diff(nid, &own, &differ);
-		seq_printf(m,
-			   "node=%d memory_node=%d root_pa=0x%llx root_va=0x%lx root_node=%d own_entries=%u differing_entries=%u\n",
-			   nid, prov->memory_node(nid), (u64)root,
-			   (unsigned long)__va(root), ktrepl_pa_node(root), own,
-			   differ);
-	}
+	for_each_online_node(nid)
+		print_pgd(m, nid);
 	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct cpu_root cr = { 0 };
-		phys_addr_t loaded;
-		const char *set = "other";
-		int owner = -1;
-
-		smp_call_function_single(cpu, read_root_on_cpu, &cr, 1);
-		loaded = cr.root;
-		for_each_online_node(nid) {
-			if (prov->node_root(nid) == loaded &&
-			    prov->memory_node(nid) == nid) {
-				owner = nid;
-				break;
-			}
-		}
-		if (loaded == prov->master_root)
-			set = "master";
-		else if (owner >= 0)
-			set = "node";
-		seq_printf(m,
-			   "cpu=%d node=%d loaded_root_pa=0x%llx loaded_set=%s loaded_node_set=%d current_pid=%d expected_root_pa=0x%llx\n",
-			   cpu, cpu_to_node(cpu), (u64)loaded, set, owner, cr.pid,
-			   (u64)prov->node_root(cpu_to_node(cpu)));
-	}
+	for_each_online_cpu(cpu)
+		print_cpu_root(m, cpu);
 	cpus_read_unlock();
 	return 0;
 }
@@ -374,17 +395,29 @@ KTREPL_ADDR_ATTRIBUTE(pgds);
 
 static int show_mapping(const struct ktrepl_mapping *map, void *arg)
 {
-	struct seq_file *m = arg;
 	static const char *const level_names[] = { "pgd", "p4d", "pud", "pmd", "pte" };
 	int skip = 5 - prov->paging_levels;
+	struct seq_file *m = arg;
+	char flags[16];
 
-	seq_printf(m,
-		   "va=0x%lx size=%lu level=%s entry=0x%llx pa=0x%llx pa_node=%d flags=%s,%s,%s,%s shared=%d\n",
-		   map->va, map->size, level_names[map->level + skip],
-		   map->entry, (u64)map->pa, ktrepl_pa_node(map->pa),
-		   map->present ? "P" : "NP", map->writable ? "RW" : "RO",
-		   map->executable ? "X" : "NX",
-		   map->global ? "GLB" : "NG", map->shared);
+	snprintf(flags, sizeof(flags), "%s,%s,%s,%s",
+		 map->present ? "P" : "NP", map->writable ? "RW" : "RO",
+		 map->executable ? "X" : "NX", map->global ? "GLB" : "NG");
+	{
+		union ktrepl_field_value vals[KTREPL_MAP_NR] = {
+			[KTREPL_MAP_VA].u = map->va,
+			[KTREPL_MAP_SIZE].u = map->size,
+			[KTREPL_MAP_LEVEL].s = level_names[map->level + skip],
+			[KTREPL_MAP_ENTRY].u = map->entry,
+			[KTREPL_MAP_PA].u = (u64)map->pa,
+			[KTREPL_MAP_PA_NODE].i = ktrepl_pa_node(map->pa),
+			[KTREPL_MAP_FLAGS].s = flags,
+			[KTREPL_MAP_SHARED].i = map->shared,
+		};
+
+		ktrepl_print_fields(m, ktrepl_mapping_fields(), vals,
+				    KTREPL_MAP_NR);
+	}
 	return 0;
 }
 
@@ -408,6 +441,23 @@ static const struct file_operations pgtable_fops = {
 	.release = single_release,
 };
 
+static void print_patch(struct seq_file *m,
+			const struct ktrepl_patch_record *rec)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	union ktrepl_field_value vals[KTREPL_P_NR] = {
+		[KTREPL_P_SEQ].u = rec->seq,
+		[KTREPL_P_VA].u = rec->va,
+		[KTREPL_P_LEN].u = rec->len,
+		[KTREPL_P_NODES].u = rec->nodes,
+		[KTREPL_P_PROPAGATED].i = rec->propagated,
+		[KTREPL_P_SYM].s = sym,
+	};
+
+	snprintf(sym, sizeof(sym), "%ps", (void *)rec->va);
+	ktrepl_print_fields(m, ktrepl_patch_fields(), vals, KTREPL_P_NR);
+}
+
 static int patches_show(struct seq_file *m, void *v)
 {
 	struct ktrepl_patch_record *recs;
@@ -418,17 +468,23 @@ static int patches_show(struct seq_file *m, void *v)
 	if (prov->flush)
 		prov->flush();
 	prov->patch_counters(&patches, &bytes, &missed, &propagate);
-	seq_printf(m, "patches=%llu bytes=%llu missed=%llu propagate=%d\n",
-		   patches, bytes, missed, propagate);
+	{
+		union ktrepl_field_value vals[KTREPL_PC_NR] = {
+			[KTREPL_PC_PATCHES].u = patches,
+			[KTREPL_PC_BYTES].u = bytes,
+			[KTREPL_PC_MISSED].u = missed,
+			[KTREPL_PC_PROPAGATE].i = propagate,
+		};
+
+		ktrepl_print_fields(m, ktrepl_patch_count_fields(), vals,
+				    KTREPL_PC_NR);
+	}
 	recs = kcalloc(KTREPL_MAX_PATCH_RECORDS, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
 		return -ENOMEM;
 	n = prov->patch_log(recs, KTREPL_MAX_PATCH_RECORDS);
 	for (i = 0; i < n; i++)
-		seq_printf(m,
-			   "seq=%llu va=0x%lx len=%u nodes=%u propagated=%d sym=%ps\n",
-			   recs[i].seq, recs[i].va, recs[i].len, recs[i].nodes,
-			   recs[i].propagated, (void *)recs[i].va);
+		print_patch(m, &recs[i]);
 	kfree(recs);
 	return 0;
 }

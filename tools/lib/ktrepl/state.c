@@ -12,9 +12,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ktrepl_records.h"
 #include "lockdown.h"
 #include "state.h"
 #include "state_parse.h"
+
+/* each record's keys, as the module's tables name them (ktrepl_records.h) */
+#define EXTENT_KEY(f) (ktrepl_extent_fields()[KTREPL_E_##f].name)
+#define CPU_KEY(f) (ktrepl_cpu_fields()[KTREPL_CPU_##f].name)
+#define TASK_KEY(f) (ktrepl_task_fields()[KTREPL_T_##f].name)
+#define BIND_KEY(f) (ktrepl_bind_fields()[KTREPL_B_##f].name)
+#define BOUND_KEY(f) (ktrepl_bound_fields()[KTREPL_BH_##f].name)
+/* a key both binding records have, in parse_binding() */
+#define BINDING_KEY(f) (ended ? BOUND_KEY(f) : BIND_KEY(f))
 
 const char *kt_kv_find(const char *line, const char *key, size_t *len)
 {
@@ -196,15 +206,15 @@ static int replicas_line(struct kt_state *st, const char *line,
 	if (grow((void **)&st->extents, st->nr_extents, sizeof(*e), fc->err))
 		return -ENOMEM;
 	e = &st->extents[st->nr_extents];
-	if (kt_kv_int(line, "node", &e->node) ||
-	    kt_kv_str(line, "region", region, sizeof(region)) ||
-	    kt_kv_u64(line, "va", &e->va) || kt_kv_u64(line, "pa", &e->pa) ||
-	    kt_kv_u64(line, "size", &e->size) || !e->size)
+	if (kt_kv_int(line, EXTENT_KEY(NODE), &e->node) ||
+	    kt_kv_str(line, EXTENT_KEY(REGION), region, sizeof(region)) ||
+	    kt_kv_u64(line, EXTENT_KEY(VA), &e->va) || kt_kv_u64(line, EXTENT_KEY(PA), &e->pa) ||
+	    kt_kv_u64(line, EXTENT_KEY(SIZE), &e->size) || !e->size)
 		return kt_bad_record(fc, "replica record lacks node, region, va, pa or size");
 	if (!strcmp(region, "module")) {
 		char name[56];
 
-		if (kt_kv_str(line, "module", name, sizeof(name)))
+		if (kt_kv_str(line, EXTENT_KEY(MODULE), name, sizeof(name)))
 			return kt_bad_record(fc, "module replica record lacks module");
 		snprintf(region, sizeof(region), KT_MODULE_PREFIX "%s", name);
 		e->region = kt_state_module_region(st, region, e->va);
@@ -213,9 +223,9 @@ static int replicas_line(struct kt_state *st, const char *line,
 	}
 	if (e->region < 0)
 		return kt_bad_record(fc, "replica record names an unknown region");
-	if (kt_kv_u64(line, "page_size", &e->page_size))
+	if (kt_kv_u64(line, EXTENT_KEY(PAGE_SIZE), &e->page_size))
 		e->page_size = st->page_size;
-	if (kt_kv_int(line, "pa_node", &e->pa_node))
+	if (kt_kv_int(line, EXTENT_KEY(PA_NODE), &e->pa_node))
 		e->pa_node = -1;
 	st->nr_extents++;
 	return 0;
@@ -226,14 +236,14 @@ static int pgds_line(struct kt_state *st, const char *line,
 {
 	struct kt_cpu_state *c;
 
-	if (!kt_kv_find(line, "cpu", &(size_t){ 0 }))
+	if (!kt_kv_find(line, CPU_KEY(CPU), &(size_t){ 0 }))
 		return 0;
 	if (grow((void **)&st->cpus, st->nr_cpus, sizeof(*c), fc->err))
 		return -ENOMEM;
 	c = &st->cpus[st->nr_cpus];
-	if (kt_kv_int(line, "cpu", &c->cpu) || kt_kv_int(line, "node", &c->node) ||
-	    kt_kv_u64(line, "loaded_root_pa", &c->loaded_root_pa) ||
-	    kt_kv_u64(line, "expected_root_pa", &c->expected_root_pa))
+	if (kt_kv_int(line, CPU_KEY(CPU), &c->cpu) || kt_kv_int(line, CPU_KEY(NODE), &c->node) ||
+	    kt_kv_u64(line, CPU_KEY(LOADED_ROOT_PA), &c->loaded_root_pa) ||
+	    kt_kv_u64(line, CPU_KEY(EXPECTED_ROOT_PA), &c->expected_root_pa))
 		return kt_bad_record(fc, "cpu record lacks cpu, node, loaded_root_pa or expected_root_pa");
 	st->nr_cpus++;
 	return 0;
@@ -248,17 +258,17 @@ static int tasks_line(struct kt_state *st, const char *line,
 		return -ENOMEM;
 	t = &st->tasks[st->nr_tasks];
 	memset(t, 0, sizeof(*t));
-	if (kt_kv_int(line, "pid", &t->pid) || kt_kv_int(line, "node", &t->node) ||
-	    kt_kv_u64(line, "root_pa", &t->root_pa) ||
-	    kt_kv_u64(line, "expected_root_pa", &t->expected_root_pa))
+	if (kt_kv_int(line, TASK_KEY(PID), &t->pid) || kt_kv_int(line, TASK_KEY(NODE), &t->node) ||
+	    kt_kv_u64(line, TASK_KEY(ROOT_PA), &t->root_pa) ||
+	    kt_kv_u64(line, TASK_KEY(EXPECTED_ROOT_PA), &t->expected_root_pa))
 		return kt_bad_record(fc, "task record lacks pid, node, root_pa or expected_root_pa");
-	kt_kv_str(line, "comm", t->comm, sizeof(t->comm));
-	kt_kv_int(line, "cpu", &t->cpu);
-	kt_kv_u64(line, "iterations", &t->iterations);
-	kt_kv_u64(line, "probe", &t->probe);
-	kt_kv_u64(line, "since_ns", &t->since_ns);
-	if (kt_kv_str(line, "tables", t->tables, sizeof(t->tables)))
-		strcpy(t->tables, "node");
+	kt_kv_str(line, TASK_KEY(COMM), t->comm, sizeof(t->comm));
+	kt_kv_int(line, TASK_KEY(CPU), &t->cpu);
+	kt_kv_u64(line, TASK_KEY(ITERATIONS), &t->iterations);
+	kt_kv_u64(line, TASK_KEY(PROBE), &t->probe);
+	kt_kv_u64(line, TASK_KEY(SINCE_NS), &t->since_ns);
+	if (kt_kv_str(line, TASK_KEY(TABLES), t->tables, sizeof(t->tables)))
+		strcpy(t->tables, TASK_KEY(NODE));
 	st->nr_tasks++;
 	return 0;
 }
@@ -277,16 +287,17 @@ static int parse_binding(struct kt_bound_state **arr, size_t *nr,
 		return -ENOMEM;
 	b = &(*arr)[*nr];
 	memset(b, 0, sizeof(*b));
-	if (kt_kv_int(line, "pid", &b->pid) || kt_kv_int(line, "node", &b->node) ||
-	    kt_kv_u64(line, "root_pa", &b->root_pa) ||
-	    kt_kv_u64(line, "since_ns", &b->since_ns) ||
-	    (ended ? kt_kv_u64(line, "until_ns", &b->until_ns) :
-		     kt_kv_u64(line, "mm_pgd_pa", &b->mm_pgd_pa)))
+	if (kt_kv_int(line, BINDING_KEY(PID), &b->pid) ||
+	    kt_kv_int(line, BINDING_KEY(NODE), &b->node) ||
+	    kt_kv_u64(line, BINDING_KEY(ROOT_PA), &b->root_pa) ||
+	    kt_kv_u64(line, BINDING_KEY(SINCE_NS), &b->since_ns) ||
+	    (ended ? kt_kv_u64(line, BOUND_KEY(UNTIL_NS), &b->until_ns) :
+		     kt_kv_u64(line, BIND_KEY(MM_PGD_PA), &b->mm_pgd_pa)))
 		return kt_bad_record(fc, ended ?
 			"bind_history record lacks pid, node, root_pa, since_ns or until_ns" :
 			"bind record lacks pid, node, mm_pgd_pa, root_pa or since_ns");
-	kt_kv_str(line, "comm", b->comm, sizeof(b->comm));
-	kt_kv_str(line, "how", how, sizeof(how));
+	kt_kv_str(line, BINDING_KEY(COMM), b->comm, sizeof(b->comm));
+	kt_kv_str(line, BIND_KEY(HOW), how, sizeof(how));
 	b->manual = !strcmp(how, "manual");
 	(*nr)++;
 	return 0;
