@@ -19,19 +19,19 @@
 #include "engine.h"
 #include "ktrepl_compat.h"
 
-static phys_addr_t arm64_read_root(void)
+phys_addr_t ktr_arch_read_root(void)
 {
 	/* BADDR; the ASID above and CnP below are not part of the address */
 	return read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 2);
 }
 
 /* in the kernel, TTBR1 holds swapper_pg_dir (init_mm is not in kallsyms) */
-static phys_addr_t arm64_master_root(void)
+phys_addr_t ktr_arch_master_root(void)
 {
-	return arm64_read_root();
+	return ktr_arch_read_root();
 }
 
-static void arm64_flush_local(unsigned long va)
+void ktr_arch_flush_local(unsigned long va)
 {
 	dsb(nshst);
 	__tlbi(vaale1, __TLBI_VADDR(va, 0));
@@ -39,14 +39,14 @@ static void arm64_flush_local(unsigned long va)
 	isb();
 }
 
-static void arm64_sync_icache(void *alias, unsigned long va, size_t len)
+void ktr_arch_sync_icache(void *alias, unsigned long va, size_t len)
 {
 	/* clean the alias to PoU; the I-cache is invalidated by VA */
 	caches_clean_inval_pou((unsigned long)alias,
 			       (unsigned long)alias + len);
 }
 
-static int arm64_retval_insn(u8 *buf, size_t len, unsigned long value)
+int ktr_arch_retval_insn(u8 *buf, size_t len, unsigned long value)
 {
 	u32 insn[2];
 
@@ -58,7 +58,7 @@ static int arm64_retval_insn(u8 *buf, size_t len, unsigned long value)
 	return sizeof(insn);
 }
 
-static int arm64_trap_insn(u8 *buf, size_t len)
+int ktr_arch_trap_insn(u8 *buf, size_t len)
 {
 	u32 insn = cpu_to_le32(0xd4200000 | (0x800 << 5));	/* brk #0x800 */
 
@@ -69,7 +69,11 @@ static int arm64_trap_insn(u8 *buf, size_t len)
 }
 
 /* TTBR1 never changes: nothing ever runs on a node's tables */
-static void arm64_release_cpu(void)
+void ktr_arch_release_cpu(void)
+{
+}
+
+void ktr_arch_leave_root(void)
 {
 }
 
@@ -80,7 +84,7 @@ static void arm64_release_cpu(void)
  * reserved page between). tramp_pg_dir is written once, at boot, so a
  * copy sharing its lower tables stays right.
  */
-static void arm64_fill_root_lead(void *lead)
+void ktr_arch_fill_root_lead(void *lead)
 {
 	memcpy(lead, (void *)ktr.master_root - 2 * PAGE_SIZE, PAGE_SIZE);
 }
@@ -90,29 +94,23 @@ static void arm64_fill_root_lead(void *lead)
  * swapper_pg_dir right after rodata, in the same read-only segment; the
  * first of them is three pages below swapper_pg_dir, which TTBR1 holds.
  */
-static unsigned long arm64_rodata_limit(void)
+unsigned long ktr_arch_rodata_limit(void)
 {
-	return (unsigned long)__phys_to_kimg(arm64_read_root()) - 3 * PAGE_SIZE;
+	return (unsigned long)__phys_to_kimg(ktr_arch_read_root()) - 3 * PAGE_SIZE;
 }
 
 /* as pmd/pud/p4d_populate() write a kernel table entry */
-static u64 arm64_table_entry(phys_addr_t pa)
+u64 ktr_arch_table_entry(phys_addr_t pa)
 {
 	return __phys_to_pte_val(pa) | PMD_TYPE_TABLE | PMD_TABLE_UXN;
 }
 
-static void arm64_tables_changed(void)
-{
-	dsb(ishst);
-	isb();
-}
-
-static void arm64_flush_kernel_range(unsigned long start, unsigned long end)
+void ktr_arch_flush_kernel_range(unsigned long start, unsigned long end)
 {
 	flush_tlb_kernel_range(start, end);
 }
 
-static void arm64_override_return(struct pt_regs *regs, unsigned long value)
+void ktr_arch_override_return(struct pt_regs *regs, unsigned long value)
 {
 	regs->regs[0] = value;
 	instruction_pointer_set(regs, procedure_link_pointer(regs));
@@ -137,7 +135,7 @@ static u64 *linear_pte(unsigned long va)
 	return e;
 }
 
-static int arm64_protect_alias(unsigned long addr, int numpages, bool ro)
+int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {
 	unsigned long va, end = addr + numpages * PAGE_SIZE;
 
@@ -158,7 +156,7 @@ static int arm64_protect_alias(unsigned long addr, int numpages, bool ro)
 	return 0;
 }
 
-static int arm64_geometry(struct ktr_geom *g)
+int ktr_arch_geometry(struct ktr_geom *g)
 {
 	int i;
 
@@ -194,25 +192,9 @@ static int arm64_geometry(struct ktr_geom *g)
 }
 
 const struct ktr_arch ktr_arch = {
-	.geometry = arm64_geometry,
-	.read_root = arm64_read_root,
-	.master_root = arm64_master_root,
-	.flush_local = arm64_flush_local,
-	.sync_icache = arm64_sync_icache,
-	.retval_insn = arm64_retval_insn,
-	.trap_insn = arm64_trap_insn,
-	.release_cpu = arm64_release_cpu,
-	.leave_root = arm64_release_cpu,
-	.rodata_limit = arm64_rodata_limit,
-	.fill_root_lead = arm64_fill_root_lead,
-	.table_entry = arm64_table_entry,
-	.tables_changed = arm64_tables_changed,
-	.override_return = arm64_override_return,
 	.percpu_start = ktr_percpu_start,
 	.percpu_stop = ktr_percpu_stop,
 	.installed_root = ktr_percpu_installed_root,
 	.percpu_counters = ktr_percpu_counters,
 	.pm_revert = ktr_percpu_pm_revert,
-	.protect_alias = arm64_protect_alias,
-	.flush_kernel_range = arm64_flush_kernel_range,
 };

@@ -10,7 +10,10 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 #include <asm/pgtable.h>
+
+struct pt_regs;
 
 #include "ktrepl_compat.h"
 
@@ -20,7 +23,7 @@
 /*
  * With KPTI, every exception entry from EL0 adds TRAMP_SWAPPER_OFFSET
  * (two pages) to TTBR1: a node root needs a copy of tramp_pg_dir two
- * pages below it (ktr_arch.fill_root_lead()).
+ * pages below it (ktr_arch_fill_root_lead()).
  */
 #define KTR_ARCH_ROOT_LEAD_PAGES 2
 /* the linear map's protection changes touch no other alias */
@@ -32,6 +35,8 @@
  * through an invalid entry and a flush: break-before-make.
  */
 #define KTR_ARCH_LEAF_MOVE_BREAKS true
+/* percpu keeps the copied tables identical to the master's (fresh.c) */
+#define KTR_ARCH_FRESH_TABLES true
 
 static inline bool ktr_pte_present(u64 e)
 {
@@ -78,5 +83,25 @@ static inline bool ktr_pte_global(u64 e, int level)
 {
 	return !(e & PTE_NG);
 }
+
+/* after table entries were written: make walkers see them */
+static inline void ktr_arch_tables_changed(void)
+{
+	dsb(ishst);
+	isb();
+}
+
+/* arch_arm64.c: the KPTI trampoline copy below a node root */
+void ktr_arch_fill_root_lead(void *lead);
+/*
+ * where read-only data that is not rodata starts: the kernel's own
+ * page-table pages follow rodata, read-only, and are written at run
+ * time through a fixmap
+ */
+unsigned long ktr_arch_rodata_limit(void);
+/* a table entry pointing at a kernel table page (fresh.c) */
+u64 ktr_arch_table_entry(phys_addr_t pa);
+/* from a kprobe pre-handler at a function's entry: return value */
+void ktr_arch_override_return(struct pt_regs *regs, unsigned long value);
 
 #endif /* KTREPL_ARCH_ARM64_H */

@@ -14,7 +14,7 @@
 #include "engine.h"
 #include "ktrepl_compat.h"
 
-static phys_addr_t x86_read_root(void)
+phys_addr_t ktr_arch_read_root(void)
 {
 	return __read_cr3() & CR3_ADDR_MASK;
 }
@@ -24,28 +24,28 @@ static void (*switch_mm_irqs_off_fn)(struct mm_struct *prev,
 				    struct mm_struct *next,
 				    struct task_struct *tsk);
 
-static phys_addr_t x86_master_root(void)
+phys_addr_t ktr_arch_master_root(void)
 {
 	x86_init_mm = (struct mm_struct *)ktr_ksym("init_mm");
-	/* for x86_leave_root(); without it the workload could not start */
+	/* for ktr_arch_leave_root(); without it the workload could not start */
 	switch_mm_irqs_off_fn = (void *)ktr_ksym("switch_mm_irqs_off");
 	if (!x86_init_mm || !switch_mm_irqs_off_fn)
 		return 0;
 	return __pa(x86_init_mm->pgd);
 }
 
-static void x86_flush_local(unsigned long va)
+void ktr_arch_flush_local(unsigned long va)
 {
 	/* invlpg drops a global entry too, whatever the page size */
 	asm volatile("invlpg (%0)" ::"r"(va) : "memory");
 }
 
-static void x86_sync_icache(void *alias, unsigned long va, size_t len)
+void ktr_arch_sync_icache(void *alias, unsigned long va, size_t len)
 {
 	/* coherent; the patcher's own sync_core IPIs serialise the CPUs */
 }
 
-static void x86_release_cpu(void)
+void ktr_arch_release_cpu(void)
 {
 	ktr_compat_leave_mm();
 }
@@ -54,12 +54,12 @@ static void x86_release_cpu(void)
  * leave_mm() warns unless the CPU is already lazy, and the scheduler
  * calls us before that: do what leave_mm() does, without the check.
  */
-static void x86_leave_root(void)
+void ktr_arch_leave_root(void)
 {
 	switch_mm_irqs_off_fn(NULL, x86_init_mm, NULL);
 }
 
-static int x86_protect_alias(unsigned long addr, int numpages, bool ro)
+int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {
 	static int (*set_ro)(unsigned long addr, int numpages);
 	static int (*set_rw)(unsigned long addr, int numpages);
@@ -73,7 +73,7 @@ static int x86_protect_alias(unsigned long addr, int numpages, bool ro)
 	return ro ? set_ro(addr, numpages) : set_rw(addr, numpages);
 }
 
-static int x86_geometry(struct ktr_geom *g)
+int ktr_arch_geometry(struct ktr_geom *g)
 {
 	static const unsigned int shifts[] = { 48, 39, 30, 21, 12 };
 	int skip = pgtable_l5_enabled() ? 0 : 1, i;
@@ -90,7 +90,7 @@ static int x86_geometry(struct ktr_geom *g)
 	return 0;
 }
 
-static int x86_retval_insn(u8 *buf, size_t len, unsigned long value)
+int ktr_arch_retval_insn(u8 *buf, size_t len, unsigned long value)
 {
 	/* mov $imm32, %rax (sign-extended); ret */
 	if (len < 8 || value > 0x7fffffff)
@@ -103,7 +103,7 @@ static int x86_retval_insn(u8 *buf, size_t len, unsigned long value)
 	return 8;
 }
 
-static int x86_trap_insn(u8 *buf, size_t len)
+int ktr_arch_trap_insn(u8 *buf, size_t len)
 {
 	if (len < 2)
 		return -EINVAL;
@@ -122,11 +122,11 @@ static void flush_range_here(void *arg)
 	unsigned long va;
 
 	for (va = r->start; va < r->end; va += PAGE_SIZE)
-		x86_flush_local(va);
+		ktr_arch_flush_local(va);
 }
 
 /* flush_tlb_kernel_range() is not exported; both send IPIs */
-static void x86_flush_kernel_range(unsigned long start, unsigned long end)
+void ktr_arch_flush_kernel_range(unsigned long start, unsigned long end)
 {
 	static void (*flush)(unsigned long start, unsigned long end);
 	struct flush_range r = { start & PAGE_MASK, end };
@@ -140,16 +140,5 @@ static void x86_flush_kernel_range(unsigned long start, unsigned long end)
 }
 
 const struct ktr_arch ktr_arch = {
-	.geometry = x86_geometry,
-	.read_root = x86_read_root,
-	.master_root = x86_master_root,
-	.flush_local = x86_flush_local,
-	.sync_icache = x86_sync_icache,
-	.retval_insn = x86_retval_insn,
-	.trap_insn = x86_trap_insn,
-	.release_cpu = x86_release_cpu,
-	.leave_root = x86_leave_root,
 	.mm = &ktr_mm_x86,
-	.protect_alias = x86_protect_alias,
-	.flush_kernel_range = x86_flush_kernel_range,
 };

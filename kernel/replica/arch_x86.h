@@ -8,8 +8,11 @@
 #ifndef KTREPL_ARCH_X86_H
 #define KTREPL_ARCH_X86_H
 
+#include <linux/limits.h>
 #include <linux/types.h>
 #include <asm/pgtable_types.h>
+
+struct pt_regs;
 
 #define KTR_ARCH_NAME "x86_64"
 /* the engine can run a task on a node's tables (workload, mm) */
@@ -26,6 +29,8 @@
 #define KTR_ARCH_FLUSH_ANYWHERE false
 /* a live leaf may be repointed at a page of the same contents in place */
 #define KTR_ARCH_LEAF_MOVE_BREAKS false
+/* no percpu activation, so no copied tables to keep fresh (fresh.c) */
+#define KTR_ARCH_FRESH_TABLES false
 
 static inline bool ktr_pte_present(u64 e)
 {
@@ -75,6 +80,34 @@ static inline bool ktr_pte_executable(u64 e, int level)
 static inline bool ktr_pte_global(u64 e, int level)
 {
 	return e & _PAGE_GLOBAL;
+}
+
+/*
+ * What only arm64 needs: no pages below a root, nothing after rodata
+ * that is not rodata, and table writes that the walker sees as they are
+ * made. Never called where the constants above rule them out.
+ */
+static inline void ktr_arch_fill_root_lead(void *lead)
+{
+}
+
+static inline unsigned long ktr_arch_rodata_limit(void)
+{
+	return ULONG_MAX;
+}
+
+static inline void ktr_arch_tables_changed(void)
+{
+}
+
+static inline u64 ktr_arch_table_entry(phys_addr_t pa)
+{
+	return 0;
+}
+
+static inline void ktr_arch_override_return(struct pt_regs *regs,
+					    unsigned long value)
+{
 }
 
 #endif /* KTREPL_ARCH_X86_H */

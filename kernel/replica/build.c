@@ -446,7 +446,7 @@ static int recopy_cb(void *fixed)
 		struct ktr_chunk *c = &ktr.chunks[i];
 
 		for_each_replica(c, nid)
-			ktr_arch.sync_icache(page_address(c->copy[nid]), c->va,
+			ktr_arch_sync_icache(page_address(c->copy[nid]), c->va,
 					     ktr_chunk_size(c));
 	}
 	return 0;
@@ -486,7 +486,7 @@ int ktr_protect_replicas(bool ro)
 		struct ktr_chunk *c = &ktr.chunks[i];
 
 		for_each_replica(c, nid) {
-			ret = ktr_arch.protect_alias(
+			ret = ktr_arch_protect_alias(
 				(unsigned long)page_address(c->copy[nid]),
 				1 << ktr_chunk_order(c), ro);
 			/* a partial change is undone before anything is freed */
@@ -508,7 +508,7 @@ void ktr_free_chunk_replicas(struct ktr_chunk *c)
 		return;
 	for_each_replica(c, nid) {
 		if (alias_protected)
-			ktr_arch.protect_alias((unsigned long)
+			ktr_arch_protect_alias((unsigned long)
 					page_address(c->copy[nid]),
 					1 << ktr_chunk_order(c), false);
 		ktr_free(c->copy[nid], ktr_chunk_order(c));

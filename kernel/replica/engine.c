@@ -109,8 +109,7 @@ static int resolve_regions(void)
 		return 0;
 	rodata->start = PAGE_ALIGN(text->end);
 	rodata->end = rodata_end_from_mappings(rodata->start);
-	if (ktr_arch.rodata_limit)
-		rodata->end = min(rodata->end, ktr_arch.rodata_limit());
+	rodata->end = min(rodata->end, ktr_arch_rodata_limit());
 	pr_info("rodata taken from the master's mappings: %lu KiB after text\n",
 		(rodata->end - rodata->start) >> 10);
 	return rodata->end == rodata->start ? -ENOENT : 0;
@@ -149,7 +148,7 @@ static int discover(void)
 {
 	int ret;
 
-	ret = ktr_arch.geometry(&ktr.geom);
+	ret = ktr_arch_geometry(&ktr.geom);
 	if (ret)
 		return ret;
 	ktr_provider.arch = KTR_ARCH_NAME;
@@ -160,7 +159,7 @@ static int discover(void)
 	ret = ktr_ksym_init();
 	if (ret)
 		return ret;
-	ktr_provider.master_root = ktr_arch.master_root();
+	ktr_provider.master_root = ktr_arch_master_root();
 	if (!ktr_provider.master_root)
 		return -ENOENT;
 	ktr.master_root = __va(ktr_provider.master_root);

@@ -195,11 +195,11 @@ struct ktr_geom {
 };
 
 /*
- * The one architecture this module is built for. Kbuild picks its
- * files: the entry bits and the engine's fixed choices are static
- * inlines and constants in its header (below), what needs its symbols,
- * state or instructions is its struct ktr_arch (arch_x86.c or
- * arch_arm64.c define ktr_arch).
+ * The one architecture this module is built for, picked by Kbuild, not
+ * at run time: the entry bits, the engine's fixed choices and what one
+ * arch has no use for are static inlines and constants in its header;
+ * what needs its symbols, state or instructions is a function of its
+ * arch_*.c, declared here.
  */
 #if defined(CONFIG_X86_64)
 #include "arch_x86.h"
@@ -209,39 +209,40 @@ struct ktr_geom {
 #error "ktrepl.ko is built for x86_64 or arm64"
 #endif
 
+int ktr_arch_geometry(struct ktr_geom *geom);
+phys_addr_t ktr_arch_read_root(void);		/* on this CPU */
+phys_addr_t ktr_arch_master_root(void);
+/* drop this CPU's TLB entry (global ones too) for one mapping */
+void ktr_arch_flush_local(unsigned long va);
+/* after writing text through another alias */
+void ktr_arch_sync_icache(void *alias, unsigned long va, size_t len);
+/* overwrite a function with "return value" for the activation test */
+int ktr_arch_retval_insn(u8 *buf, size_t len, unsigned long value);
+int ktr_arch_trap_insn(u8 *buf, size_t len);
+/* move this (lazy) CPU off a node's tables onto the master's */
+void ktr_arch_release_cpu(void);
+/* the same from the scheduler, irqs off, before a switch */
+void ktr_arch_leave_root(void);
+/*
+ * Make the direct-map alias of numpages pages at addr read-only (or
+ * writable again), so that no executed replica has a writable alias.
+ * -EOPNOTSUPP where the direct map cannot be changed page by page.
+ */
+int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro);
+/*
+ * Drop every CPU's TLB entries for [start, end), global ones too.
+ * Process context, unless KTR_ARCH_FLUSH_ANYWHERE (a broadcast
+ * invalidate, no IPIs: fine with interrupts off and in stop_machine()).
+ */
+void ktr_arch_flush_kernel_range(unsigned long start, unsigned long end);
+
+/*
+ * The activations the arch has beyond "workload" (KTR_ARCH_CAN_ACTIVATE),
+ * each an object of its own, or NULL where it has none: arm64's percpu
+ * (percpu_arm64.c) and x86's mm (mm_x86.c).
+ */
 struct ktr_arch {
-	int (*geometry)(struct ktr_geom *geom);
-	phys_addr_t (*read_root)(void);		/* on this CPU */
-	phys_addr_t (*master_root)(void);
-	/* drop this CPU's TLB entry (global ones too) for one mapping */
-	void (*flush_local)(unsigned long va);
-	/* after writing text through another alias */
-	void (*sync_icache)(void *alias, unsigned long va, size_t len);
-	/* overwrite a function with "return value" for the activation test */
-	int (*retval_insn)(u8 *buf, size_t len, unsigned long value);
-	int (*trap_insn)(u8 *buf, size_t len);
-	/* move this (lazy) CPU off a node's tables onto the master's */
-	void (*release_cpu)(void);
-	/* the same from the scheduler, irqs off, before a switch */
-	void (*leave_root)(void);
-	/* fill the KTR_ARCH_ROOT_LEAD_PAGES below a node root (arm64) */
-	void (*fill_root_lead)(void *lead);
-	/*
-	 * Optional: where read-only data that is not rodata starts (arm64:
-	 * the kernel's own page-table pages follow rodata, read-only, and
-	 * are written at run time through a fixmap).
-	 */
-	unsigned long (*rodata_limit)(void);
-	/* a table entry pointing at a kernel table page (fresh.c), or NULL */
-	u64 (*table_entry)(phys_addr_t pa);
-	/* after table entries were written: make walkers see them */
-	void (*tables_changed)(void);
-	/* from a kprobe pre-handler at a function's entry: return value */
-	void (*override_return)(struct pt_regs *regs, unsigned long value);
-	/*
-	 * Activation "percpu", or NULL where the arch cannot: start returns
-	 * NULL with every CPU on its node's root, or why not.
-	 */
+	/* start returns NULL with every CPU on its node's root, or why not */
 	const char *(*percpu_start)(void);
 	void (*percpu_stop)(void);		/* every CPU on the master */
 	phys_addr_t (*installed_root)(int cpu);	/* as last switched */
@@ -249,18 +250,6 @@ struct ktr_arch {
 				u64 *switch_ns);
 	int (*pm_revert)(int cpu);		/* fault injection */
 	const struct ktr_mm_ops *mm;	/* activation "mm", or NULL */
-	/*
-	 * Make the direct-map alias of numpages pages at addr read-only (or
-	 * writable again), so that no executed replica has a writable alias.
-	 * -EOPNOTSUPP where the direct map cannot be changed page by page.
-	 */
-	int (*protect_alias)(unsigned long addr, int numpages, bool ro);
-	/*
-	 * Drop every CPU's TLB entries for [start, end), global ones too.
-	 * Process context, unless KTR_ARCH_FLUSH_ANYWHERE (a broadcast invalidate,
-	 * no IPIs: fine with interrupts off and inside stop_machine()).
-	 */
-	void (*flush_kernel_range)(unsigned long start, unsigned long end);
 };
 
 extern const struct ktr_arch ktr_arch;

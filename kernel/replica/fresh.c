@@ -190,11 +190,11 @@ static int populate_cb(void *arg)
 			if (t->level + 1 == ktr.geom.levels - 2)
 				ktr_compat_pmd_table_ctor(page);
 #endif
-			val = ktr_arch.table_entry(page_to_phys(page));
+			val = ktr_arch_table_entry(page_to_phys(page));
 			ktr_write_phys(__pa(&t->table[e]), &val, sizeof(val));
 		}
 	}
-	ktr_arch.tables_changed();
+	ktr_arch_tables_changed();
 	return 0;
 }
 
@@ -241,7 +241,7 @@ static int veto_table_free(struct kprobe *p, struct pt_regs *regs)
 	if (!table_is_copied(entry))
 		return 0;
 	atomic64_inc(&nr_vetoes);
-	ktr_arch.override_return(regs, 0);
+	ktr_arch_override_return(regs, 0);
 	return 1;
 }
 NOKPROBE_SYMBOL(veto_table_free);
@@ -364,7 +364,7 @@ const char *ktr_fresh_start(void)
 {
 	int ret;
 
-	if (!ktr_arch.table_entry || !ktr_arch.override_return)
+	if (!KTR_ARCH_FRESH_TABLES)
 		return "arch_unsupported";
 	/*
 	 * Where spinlock_t does not fit in struct page (lockdep, as in debug

@@ -256,9 +256,9 @@ static int write_insn(const struct inject_cmd *cmd)
 	if (cmd->verb == V_RETVAL) {
 		if (!cmd->has_value)
 			return -EINVAL;
-		len = ktr_arch.retval_insn(insn, sizeof(insn), cmd->value);
+		len = ktr_arch_retval_insn(insn, sizeof(insn), cmd->value);
 	} else {
-		len = ktr_arch.trap_insn(insn, sizeof(insn));
+		len = ktr_arch_trap_insn(insn, sizeof(insn));
 	}
 	if (len < 0)
 		return len;

@@ -125,8 +125,7 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 			}
 		}
 	}
-	if (ktr_arch.tables_changed)
-		ktr_arch.tables_changed();
+	ktr_arch_tables_changed();
 out:
 	ktr_tables_unlock(flags);
 	return flush;
@@ -241,7 +240,7 @@ static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 * finds the mirrored one.
 	 */
 	if (ktr_mirror_range(a->start, a->end) && KTR_ARCH_FLUSH_ANYWHERE)
-		ktr_arch.flush_kernel_range(a->start, a->end);
+		ktr_arch_flush_kernel_range(a->start, a->end);
 	return 0;
 }
 NOKPROBE_SYMBOL(mirror_return);

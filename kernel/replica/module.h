@@ -51,9 +51,9 @@ struct ktr_master_copy {
 /* every TLB entry of the module's ranges; context: any */
 static inline void ktr_module_flush(const struct ktr_module *km)
 {
-	ktr_arch.flush_kernel_range(km->start, km->end);
+	ktr_arch_flush_kernel_range(km->start, km->end);
 	if (km->rodata_end)
-		ktr_arch.flush_kernel_range(km->rodata_start, km->rodata_end);
+		ktr_arch_flush_kernel_range(km->rodata_start, km->rodata_end);
 }
 
 int ktr_module_alloc_master_copies(struct ktr_module *km);

@@ -81,7 +81,7 @@ static void plan_leaf_writes(struct leaf_move *m, int i)
 						mc->loader_pa;
 
 		ktr_write_phys(to, (void *)c->va, PAGE_SIZE);
-		ktr_arch.sync_icache(phys_to_virt(to), c->va, PAGE_SIZE);
+		ktr_arch_sync_icache(phys_to_virt(to), c->va, PAGE_SIZE);
 		master = (master & ~ktr.geom.addr_mask) | to;
 		add_write(m, e, master);
 	}
@@ -126,14 +126,12 @@ static int move_leaves_now(void *arg)
 	if (KTR_ARCH_LEAF_MOVE_BREAKS) {
 		for (i = 0; i < m->nr_writes; i++)
 			WRITE_ONCE(*w[i].entry, 0);
-		if (ktr_arch.tables_changed)
-			ktr_arch.tables_changed();
+		ktr_arch_tables_changed();
 		ktr_module_flush(km);
 	}
 	for (i = 0; i < m->nr_writes; i++)
 		WRITE_ONCE(*w[i].entry, w[i].val);
-	if (ktr_arch.tables_changed)
-		ktr_arch.tables_changed();
+	ktr_arch_tables_changed();
 	/* where arm64's ktr_patch_arch_write_master() writes the master: now here */
 	for (i = 0; i < km->nr_chunks; i++) {
 		struct ktr_master_copy *mc = &km->master_copies[i];

@@ -155,7 +155,7 @@ static void free_module_replicas(struct ktr_module *km)
 		if (!page)
 			continue;
 		if (ktr_alias_protected())
-			ktr_arch.protect_alias((unsigned long)page_address(page),
+			ktr_arch_protect_alias((unsigned long)page_address(page),
 					       1, false);
 		ktr_free(page, 0);
 	}
@@ -239,7 +239,7 @@ static int copy_module(struct ktr_module *km)
 		for_each_replica(c, nid) {
 			memcpy(page_address(c->copy[nid]), ktr_chunk_master(c),
 			       PAGE_SIZE);
-			ktr_arch.sync_icache(page_address(c->copy[nid]), c->va,
+			ktr_arch_sync_icache(page_address(c->copy[nid]), c->va,
 					     PAGE_SIZE);
 		}
 		/* the audit looks only at pages that change from here on */
@@ -337,11 +337,11 @@ static void protect_module(struct ktr_module *km)
 		struct page *master_copy = km->master_copies[i].page;
 
 		for_each_replica(&km->chunks[i], nid)
-			ktr_arch.protect_alias((unsigned long)page_address(
+			ktr_arch_protect_alias((unsigned long)page_address(
 						       km->chunks[i].copy[nid]),
 					       1, true);
 		if (master_copy)
-			ktr_arch.protect_alias((unsigned long)page_address(
+			ktr_arch_protect_alias((unsigned long)page_address(
 						       master_copy), 1, true);
 	}
 }

@@ -203,7 +203,7 @@ static void sync_poked_page(void)
 				  len);
 		written++;
 	}
-	ktr_arch.sync_icache(master + first, poked.va + first, len);
+	ktr_arch_sync_icache(master + first, poked.va + first, len);
 	poked.chunk = NULL;
 	ktr_hook_unlock(flags);
 	ktr_patch_count(len, false);

@@ -166,7 +166,7 @@ static phys_addr_t ktr_installed_root(int cpu)
 
 static phys_addr_t ktr_read_root(void)
 {
-	return ktr_arch.read_root();
+	return ktr_arch_read_root();
 }
 
 struct ktrepl_provider ktr_provider = {

@@ -36,7 +36,7 @@ static void forget_slots(void *unused)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		ktr_arch.flush_local((unsigned long)slots[cpu].va);
+		ktr_arch_flush_local((unsigned long)slots[cpu].va);
 }
 
 int ktr_slots_init(void)
@@ -110,7 +110,7 @@ static void slot_unmap(void)
 
 	lockdep_assert_irqs_disabled();
 	set_pte(s->pte, __pte(0));
-	ktr_arch.flush_local((unsigned long)s->va);
+	ktr_arch_flush_local((unsigned long)s->va);
 }
 
 /*
@@ -142,7 +142,7 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
 			memcpy(alias, src, n);
 		else
 			memset(alias, fill, n);
-		ktr_arch.sync_icache(alias, va, n);
+		ktr_arch_sync_icache(alias, va, n);
 		slot_unmap();
 		va += n;
 		len -= n;

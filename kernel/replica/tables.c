@@ -234,7 +234,7 @@ int ktr_build_node_tables(struct ktr_node *n)
 		return -ENOMEM;
 	}
 	if (lead)
-		ktr_arch.fill_root_lead(page_address(n->root_page));
+		ktr_arch_fill_root_lead(page_address(n->root_page));
 	n->root = page_address(n->root_page) + lead * PAGE_SIZE;
 	memcpy(n->root, ktr.master_root, PAGE_SIZE);
 	node_own[n->nid].table_bytes += PAGE_SIZE << n->root_order;

@@ -83,7 +83,7 @@ static void flush_replicated_local(void)
 	int i;
 
 	for (i = 0; i < ktr.nr_chunks; i++)
-		ktr_arch.flush_local(ktr.chunks[i].va);
+		ktr_arch_flush_local(ktr.chunks[i].va);
 }
 
 static bool is_node_root(phys_addr_t pa)
@@ -116,8 +116,8 @@ static void worker_sched_in(struct preempt_notifier *pn, int cpu)
 static void worker_sched_out(struct preempt_notifier *pn,
 			     struct task_struct *next)
 {
-	if (!next->mm && is_node_root(ktr_arch.read_root()))
-		ktr_arch.leave_root();
+	if (!next->mm && is_node_root(ktr_arch_read_root()))
+		ktr_arch_leave_root();
 }
 
 static struct preempt_ops worker_preempt_ops = {
@@ -136,7 +136,7 @@ static unsigned long worker_burst(struct ktr_worker *w, void *buf)
 		w->needs_flush = false;
 		flush_replicated_local();
 	}
-	w->root = ktr_arch.read_root();
+	w->root = ktr_arch_read_root();
 	w->cpu = smp_processor_id();
 	for (i = 0; i < 16; i++) {
 		acc += xxh64(buf, KTR_WORKLOAD_BUF, i);
@@ -200,8 +200,8 @@ static int workload_fn(void *arg)
 
 static void release_cpu(void *unused)
 {
-	if (is_node_root(ktr_arch.read_root()))
-		ktr_arch.release_cpu();
+	if (is_node_root(ktr_arch_read_root()))
+		ktr_arch_release_cpu();
 }
 
 static void workload_stop_locked(void)
