@@ -29,8 +29,10 @@ struct ktr_engine ktr = {
 
 /*
  * Who runs on the replicas, and why not what was asked ("" if it was).
- * Set at init; later only the fail-safe's give-up writes them, under
- * failsafe_lock (asserted there), and anyone may read them.
+ * Both are set at init; later only the fail-safe's give-up writes the
+ * activation, under failsafe_lock (asserted there), and anyone may read
+ * it. The give-up's reason is published, not kept here: nothing reads
+ * this one after load.
  */
 static enum ktrepl_activation activation_now;
 static const char *activation_reason = "";
@@ -328,7 +330,6 @@ void ktr_activation_give_up(const char *why)
 	ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
 	WRITE_ONCE(activation_now, KTREPL_ACT_INACTIVE);
 	WRITE_ONCE(ktr_provider.activation, KTREPL_ACT_INACTIVE);
-	activation_reason = why;
 	ktr_provider.activation_reason = why;
 }
 

@@ -45,8 +45,11 @@ int ktr_nodes_alloc(void)
 
 	ktr.nodes = kcalloc(nr_node_ids, sizeof(*ktr.nodes), GFP_KERNEL);
 	node_own = kcalloc(nr_node_ids, sizeof(*node_own), GFP_KERNEL);
-	if (!ktr.nodes || !node_own)
+	/* both or neither: ktr_free_node() walks node_own beside ktr.nodes */
+	if (!ktr.nodes || !node_own) {
+		ktr_nodes_free();
 		return -ENOMEM;
+	}
 	/* a failure from here on frees every node's (empty) table list */
 	for (nid = 0; nid < nr_node_ids; nid++)
 		INIT_LIST_HEAD(&node_own[nid].tables);
@@ -150,7 +153,7 @@ static int own_table(struct ktr_node *n, u64 *parent, int level,
 	t->va = va & ~(ktr_level_size(level - 1) - 1);
 	/*
 	 * The copy, the listing and the switch are one step for the table
-	 * mirror (modules.c): a master entry written before it is in the
+	 * mirror (mirror.c): a master entry written before it is in the
 	 * copy, one written after it is mirrored into the listed copy.
 	 */
 	raw_spin_lock_irqsave(&tables_lock, flags);
@@ -222,9 +225,8 @@ int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
 
 int ktr_build_node_tables(struct ktr_node *n)
 {
-	int i, ret;
-
 	unsigned int lead = KTR_ARCH_ROOT_LEAD_PAGES;
+	int i, ret;
 
 	n->root_order = order_base_2(lead + (1U << ktr.geom.root_order));
 	n->root_page = ktr_alloc_zeroed(n->nid, n->root_order);

@@ -208,7 +208,8 @@ static int replicas_line(struct kt_state *st, const char *line,
 	e = &st->extents[st->nr_extents];
 	if (kt_kv_int(line, EXTENT_KEY(NODE), &e->node) ||
 	    kt_kv_str(line, EXTENT_KEY(REGION), region, sizeof(region)) ||
-	    kt_kv_u64(line, EXTENT_KEY(VA), &e->va) || kt_kv_u64(line, EXTENT_KEY(PA), &e->pa) ||
+	    kt_kv_u64(line, EXTENT_KEY(VA), &e->va) ||
+	    kt_kv_u64(line, EXTENT_KEY(PA), &e->pa) ||
 	    kt_kv_u64(line, EXTENT_KEY(SIZE), &e->size) || !e->size)
 		return kt_bad_record(fc, "replica record lacks node, region, va, pa or size");
 	if (!strcmp(region, "module")) {
@@ -241,7 +242,8 @@ static int pgds_line(struct kt_state *st, const char *line,
 	if (grow((void **)&st->cpus, st->nr_cpus, sizeof(*c), fc->err))
 		return -ENOMEM;
 	c = &st->cpus[st->nr_cpus];
-	if (kt_kv_int(line, CPU_KEY(CPU), &c->cpu) || kt_kv_int(line, CPU_KEY(NODE), &c->node) ||
+	if (kt_kv_int(line, CPU_KEY(CPU), &c->cpu) ||
+	    kt_kv_int(line, CPU_KEY(NODE), &c->node) ||
 	    kt_kv_u64(line, CPU_KEY(LOADED_ROOT_PA), &c->loaded_root_pa) ||
 	    kt_kv_u64(line, CPU_KEY(EXPECTED_ROOT_PA), &c->expected_root_pa))
 		return kt_bad_record(fc, "cpu record lacks cpu, node, loaded_root_pa or expected_root_pa");
@@ -258,7 +260,8 @@ static int tasks_line(struct kt_state *st, const char *line,
 		return -ENOMEM;
 	t = &st->tasks[st->nr_tasks];
 	memset(t, 0, sizeof(*t));
-	if (kt_kv_int(line, TASK_KEY(PID), &t->pid) || kt_kv_int(line, TASK_KEY(NODE), &t->node) ||
+	if (kt_kv_int(line, TASK_KEY(PID), &t->pid) ||
+	    kt_kv_int(line, TASK_KEY(NODE), &t->node) ||
 	    kt_kv_u64(line, TASK_KEY(ROOT_PA), &t->root_pa) ||
 	    kt_kv_u64(line, TASK_KEY(EXPECTED_ROOT_PA), &t->expected_root_pa))
 		return kt_bad_record(fc, "task record lacks pid, node, root_pa or expected_root_pa");
@@ -268,7 +271,7 @@ static int tasks_line(struct kt_state *st, const char *line,
 	kt_kv_u64(line, TASK_KEY(PROBE), &t->probe);
 	kt_kv_u64(line, TASK_KEY(SINCE_NS), &t->since_ns);
 	if (kt_kv_str(line, TASK_KEY(TABLES), t->tables, sizeof(t->tables)))
-		strcpy(t->tables, TASK_KEY(NODE));
+		strcpy(t->tables, "node");
 	st->nr_tasks++;
 	return 0;
 }
