@@ -3,9 +3,13 @@
 """The Debian packages: dpkg-buildpackage builds ktrepl-dkms, ktrepl-tools
 and crash-ktrepl from a copy of the tree; lintian finds no error; they
 install on this host; DKMS builds the module for every cached kernel
-(both series, both arches); and a guest of the newest 6.1 ABI boots the
-DKMS-built module. The packages are purged again at the end."""
+(both series, both arches); and guests of the newest 6.1 ABI and of 6.12
+boot the DKMS-built modules: ktrepl.ko by insmod, then both as DKMS
+installs them, through kmod's modprobe, for ktrepl-bench text (the
+shipped 32 MiB bench module, no --module) and by hand (the bench module
+replicated, verify healthy). The packages are purged again at the end."""
 import glob
+import json
 import os
 import re
 import shutil
@@ -137,22 +141,77 @@ for key, k in built.items():
            f"the DKMS-built module for {key[0]} {key[1]} has no test "
            "parameter (modinfo -p)", f"got {bad} in:\n{out}")
 
-# a guest of the newest 6.1 ABI runs the DKMS-built module
-ko = built.get((GUEST_KERNEL, "x86_64"))
-if ko:
+# guests of the newest 6.1 ABI and of 6.12 run the DKMS-built modules:
+# ktrepl.ko by insmod, then both as DKMS installs them (updates/dkms,
+# depmod) through kmod's modprobe, for ktrepl-bench and by hand
+def staged_modules(kernel, ko):
+    """/lib/modules/RELEASE as DKMS leaves it, for the guest's files."""
+    rel = ktvm.kernel_release("x86_64", kernel)
+    stage = os.path.join(work, f"modules-{rel}")
+    dest = os.path.join(stage, "lib", "modules", rel, "updates", "dkms")
+    os.makedirs(dest, exist_ok=True)
+    bench = glob.glob(os.path.join(os.path.dirname(ko),
+                                   "ktrepl_bench_text.ko*"))
+    for m in [ko] + bench:
+        shutil.copy(m, dest)
+    rc, out = sh("depmod", "-b", stage, rel)
+    files = {}
+    for dirpath, _, names in os.walk(stage):
+        for n in names:
+            path = os.path.join(dirpath, n)
+            files["/" + os.path.relpath(path, stage)] = path
+    return rc == 0 and bench, files, out
+
+
+def bench_json(lines):
+    try:
+        return json.loads("\n".join(ktvm.records(lines, "text")))
+    except ValueError:
+        return {}
+
+
+for kernel in (GUEST_KERNEL, "6.12"):
+    ko = built.get((kernel, "x86_64"))
+    rel = ktvm.kernel_release("x86_64", kernel)
+    if not ko:
+        tap.ok(False, f"a DKMS-built module for {rel} to boot")
+        continue
     srcversion = os.path.join(work, "srcversion")
     rc, out = sh("modinfo", "-F", "srcversion", ko)
     with open(srcversion, "w") as f:
         f.write(out.strip() + "\n")
-    ktvm.run_guest(tap, "x86_64", "2x2",
-                   os.path.join(HERE, "guest", "dkms-module.sh"),
-                   tools=[ktvm.tool("ktrepl-dump")],
-                   name=f"[x86_64 {ktvm.kernel_release('x86_64', GUEST_KERNEL)}"
-                   " dkms]", kernel=GUEST_KERNEL,
-                   files={"/lib/modules/ktrepl.ko": ko,
-                          "/srcversion": srcversion})
-else:
-    tap.ok(False, f"a DKMS-built module for {GUEST_KERNEL} to boot")
+    staged, guest_files, out = staged_modules(kernel, ko)
+    tap.ok(staged, f"{rel}: DKMS built ktrepl_bench_text.ko beside "
+           "ktrepl.ko, and depmod indexes both", out)
+    guest_files.update({"/lib/modules/ktrepl.ko": ko,
+                        "/srcversion": srcversion,
+                        "/sbin/modprobe": "/usr/bin/kmod"})
+    lines = ktvm.run_guest(tap, "x86_64", "2x2",
+                           os.path.join(HERE, "guest", "dkms-module.sh"),
+                           tools=[ktvm.tool("ktrepl-dump"),
+                                  ktvm.tool("ktrepl-bench"), "/usr/bin/kmod"],
+                           name=f"[x86_64 {rel} dkms]", kernel=kernel,
+                           files=guest_files, timeout=900)
+    doc = bench_json(lines)
+    rc = ktvm.records(lines, "text_rc")
+    bench = (doc.get("benchmarks") or [{}])[0]
+    nodes = sorted(n.get("node") for n in bench.get("nodes", []))
+    want_nodes = list(range(len(ktvm.parse_topology("2x2"))))
+    tap.ok(rc == ["0"] and nodes == want_nodes and
+           all(n.get("before_ns", 0) > 0 and n.get("after_ns", 0) > 0
+               for n in bench.get("nodes", [])),
+           f"{rel}: ktrepl-bench text through modprobe measured every "
+           "node, off and on",
+           f"got exit {rc}, nodes {nodes}: {json.dumps(bench)[:1500]}\n"
+           f"want exit 0, nodes {want_nodes}, each before and after")
+    tap.ok(bench.get("text_bytes") == 32 << 20,
+           f"{rel}: it ran the shipped bench module's 32 MiB body",
+           f"got text_bytes {bench.get('text_bytes')}, want {32 << 20}")
+    summary = ktvm.records(lines, "summary")
+    size = re.search(r"\bsize=(\d+)", summary[0]) if summary else None
+    tap.ok(size and int(size.group(1)) >= 32 << 20,
+           f"{rel}: ktrepl.ko lists the 32 MiB bench module as replicated",
+           f"got {summary}")
 
 # the arm64 binary packages, cross-built on this host from the same tree
 # (in their own directory: the amd64 .debs above are the ones installed)

@@ -114,9 +114,16 @@ pgd1=$(pgd_of $ex)
 new_mm_bound() { _p=$(pgd_of $ex); [ -n "$_p" ] && [ "$_p" != "$pgd1" ]; }
 sleep 1.6
 check "after exec, its new mm is bound within 1 s" wait_for 1 new_mm_bound
-taskset -c "$(cpus_of $last)" sh -c "sleep 0.2; sh -c '$spin' & wait" &
+# The parent waits in a shell builtin (read -t on a FIFO it holds open
+# both ways), not in sleep: sleep is a child of its own, which the search
+# below once found instead, and which had exited before the scan could
+# list it (the one failure of this check, on a busy host). The child is
+# a subshell, forked and never exec'd: only the fork probe binds it.
+mkfifo /tmp/fork_wait
+taskset -c "$(cpus_of $last)" sh -c \
+	"exec 3<>/tmp/fork_wait; read -t 0.2 x <&3; ($spin) & wait" &
 par=$!
-# the parent forks after its sleep, later still on a busy host: find the
+# the parent forks after its wait, later still on a busy host: find the
 # child first, then judge the fork probe's binding
 child=
 find_child() {
