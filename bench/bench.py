@@ -86,9 +86,9 @@ only = sys.argv[1:]
 
 
 def top_busy_bench():
-    """top_bench with a second guest on the host, every vCPU of it busy:
-    the case where ktrepl-top's figure once went to 10x busybox top.
-    Both tools are measured in the same busy run, so the ratio holds."""
+    """top_bench with a second guest on the host, every vCPU of it busy,
+    which inflates TCG's sampling tax. Both tools are measured in the
+    same busy run, so the ratio holds."""
     initrd = os.path.join(ktvm.BUILD, f"bench-busy-{os.getpid()}.gz")
     ktvm.build_initramfs("x86_64", os.path.join(HERE, "guest", "busy.sh"),
                          initrd)
@@ -116,12 +116,19 @@ def top_bench(what="2x2"):
     if not base or not smp or not peer or not matched:
         sys.exit("bench: the ktrepl-top guest gave no figures")
     # a window opened before two 1 s frames could be out measured startup
+    # (-1: frame 2 never came)
     early = [w for w in smp + matched if int(w.get("settle_cs", 0)) < 200]
     if early:
         sys.exit(f"bench: {len(early)} ktrepl-top window(s) began "
                  f"{', '.join(w.get('settle_cs', '?') for w in early)} cs "
-                 f"after launch, before its second frame could be out: "
-                 f"they measure startup, not the cost per second")
+                 f"after launch, before its second frame was out (-1: "
+                 f"never): they measure startup, not the cost per second")
+    dead = [w for w in smp + peer + matched if w.get("alive") != "1"]
+    gone = records(lines, "sampler_gone")
+    if dead or gone:
+        sys.exit(f"bench: {len(dead)} measured tool(s) and {len(gone)} "
+                 f"second sampler(s) exited before their window ended: "
+                 f"no figure")
     b = statistics.median(map(rate, base))
     s_ = statistics.median(map(rate, smp))
     p_ = statistics.median(map(rate, peer))
@@ -132,15 +139,20 @@ def top_bench(what="2x2"):
     def spread(xs, ys):
         """Each round's tools ran back to back on the same host load."""
         r = [cpu(x) / cpu(y) for x, y in zip(xs, ys) if cpu(y)]
+        if not r:
+            return "per round: no peer time to divide by"
         return (f"per round {min(r):.2f}x to {max(r):.2f}x, "
                 f"median {statistics.median(r):.2f}x")
+
+    def ratio(a, b_):
+        return f"{a / b_:.2f}x" if b_ else "no peer time"
 
     model = native_model_cost()
     print(f"ktrepl-top [{what}, 1 s, 1 kHz/CPU]: tool CPU {tool:.2f}% of a "
           f"CPU (goal <= 1%); busybox top at 1 s under the same sampling "
-          f"tax {top_taxed:.2f}% ({tool / top_taxed:.2f}x, goal <= 1x; "
+          f"tax {top_taxed:.2f}% ({ratio(tool, top_taxed)}, goal <= 1x; "
           f"{spread(smp, matched)}); busybox top alone {top:.2f}% "
-          f"({tool / top:.2f}x; {spread(smp, peer)}); workload "
+          f"({ratio(tool, top)}; {spread(smp, peer)}); workload "
           f"{s_:.0f} vs {b:.0f} bursts/s unsampled: "
           f"{100 * (1 - s_ / b):+.1f}% slowdown (goal <= 1%; under busybox "
           f"top, which does not sample, {100 * (1 - p_ / b):+.1f}%); "

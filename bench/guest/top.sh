@@ -41,14 +41,19 @@ window() {
 	i1=$(iters)
 	t1=$(uptime_cs)
 	c1=0
-	[ -n "$1" ] && c1=$(cpu_ns $1)
-	echo "iterations=$((i1 - i0)) centisec=$((t1 - t0)) cpu_ns=$((c1 - c0)) $2"
+	alive=1
+	if [ -n "$1" ]; then
+		c1=$(cpu_ns $1)
+		kill -0 $1 2>/dev/null || alive=0
+	fi
+	echo "iterations=$((i1 - i0)) centisec=$((t1 - t0)) cpu_ns=$((c1 - c0)) alive=$alive $2"
 }
 # steady state only: startup (reading kallsyms, about 1.7 s of CPU under
 # TCG) is not the cost per second
 started() {
 	i=0
-	while [ $i -lt 100 ] && ! grep -q "$2" $1 2>/dev/null; do
+	while ! grep -q "$2" $1 2>/dev/null; do
+		[ $i -lt 100 ] || return 1
 		sleep 0.2
 		i=$((i + 1))
 	done
@@ -58,21 +63,24 @@ started() {
 # opened windows on a tool still starting up (the 9.88%, 28.46% and 39.5%
 # rounds issue 29 reported). settle_cs is the time from launch to the
 # window: two 1 s frames cannot be out sooner than 2 s, and the host
-# refuses a window that began before.
+# refuses a window that began before, or that never saw frame 2 (-1).
 launch() {
 	rm -f $1
 	s0=$(uptime_cs)
 	taskset -c $2 ktrepl-top -b -d 1 -n 30 >$1 &
 	pid=$!
-	started $1 "frame 2"
-	settle=$(($(uptime_cs) - s0))
+	if started $1 "frame 2"; then
+		settle=$(($(uptime_cs) - s0))
+	else
+		settle=-1
+	fi
 }
 # busybox top on the master's CPU for one window; $1 names the record
 peer_window() {
 	taskset -c $MC top -b -d 1 -n 30 >/tmp/peer.out &
 	peer=$!
 	sleep 2
-	emit $1 window $peer $2
+	emit "$1" window $peer "$2"
 	kill $peer
 	wait $peer
 }
@@ -81,8 +89,14 @@ OTHER=$(for f in /sys/devices/system/node/node*/cpulist; do
 	[ $f = /sys/devices/system/node/node$M/cpulist ] && continue
 	cut -d, -f1 $f | cut -d- -f1
 done | grep . | head -n1)
+if [ -z "$OTHER" ]; then
+	echo "bench: no CPU on a node other than $M for the second sampler"
+	exit 1
+fi
 round=0
 while [ $round -lt ${ROUNDS:-5} ]; do
+	# the last round's sampler gone: its perf teardown is not base's
+	sleep 2
 	emit base window
 	launch /tmp/top.out $MC
 	emit sampled window $pid settle_cs=$settle
@@ -91,7 +105,8 @@ while [ $round -lt ${ROUNDS:-5} ]; do
 	peer_window peer
 	launch /tmp/bg.out $OTHER
 	peer_window peer_sampled "settle_cs=$settle sampler_cpu=$OTHER"
-	kill $pid
+	# a sampler that died early taxed only part of the window
+	kill $pid 2>/dev/null || echo "@@sampler_gone@@ round=$round"
 	wait $pid
 	round=$((round + 1))
 done

@@ -143,7 +143,8 @@ for key, k in built.items():
 
 # guests of the newest 6.1 ABI and of 6.12 run the DKMS-built modules:
 # ktrepl.ko by insmod, then both as DKMS installs them (updates/dkms,
-# depmod) through kmod's modprobe, for ktrepl-bench and by hand
+# depmod) through kmod's modprobe, for the packaged ktrepl-bench and by
+# hand
 def staged_modules(kernel, ko):
     """/lib/modules/RELEASE as DKMS leaves it, for the guest's files."""
     rel = ktvm.kernel_release("x86_64", kernel)
@@ -155,12 +156,21 @@ def staged_modules(kernel, ko):
     for m in [ko] + bench:
         shutil.copy(m, dest)
     rc, out = sh("depmod", "-b", stage, rel)
+    try:
+        with open(os.path.join(stage, "lib", "modules", rel,
+                               "modules.dep")) as f:
+            dep = f.read()
+    except OSError as e:
+        dep = str(e)
+    indexed = all(f"updates/dkms/{m}.ko" in dep
+                  for m in ("ktrepl", "ktrepl_bench_text"))
+    out += f"\nmodules.dep:\n{dep}"
     files = {}
     for dirpath, _, names in os.walk(stage):
         for n in names:
             path = os.path.join(dirpath, n)
             files["/" + os.path.relpath(path, stage)] = path
-    return rc == 0 and bench, files, out
+    return rc == 0 and bench and indexed, files, out
 
 
 def bench_json(lines):
@@ -189,7 +199,7 @@ for kernel in (GUEST_KERNEL, "6.12"):
     lines = ktvm.run_guest(tap, "x86_64", "2x2",
                            os.path.join(HERE, "guest", "dkms-module.sh"),
                            tools=[ktvm.tool("ktrepl-dump"),
-                                  ktvm.tool("ktrepl-bench"), "/usr/bin/kmod"],
+                                  "/usr/sbin/ktrepl-bench", "/usr/bin/kmod"],
                            name=f"[x86_64 {rel} dkms]", kernel=kernel,
                            files=guest_files, timeout=900)
     doc = bench_json(lines)
@@ -203,6 +213,7 @@ for kernel in (GUEST_KERNEL, "6.12"):
            f"{rel}: ktrepl-bench text through modprobe measured every "
            "node, off and on",
            f"got exit {rc}, nodes {nodes}: {json.dumps(bench)[:1500]}\n"
+           f"stderr: {' '.join(ktvm.records(lines, 'text_err'))[-1500:]}\n"
            f"want exit 0, nodes {want_nodes}, each before and after")
     tap.ok(bench.get("text_bytes") == 32 << 20,
            f"{rel}: it ran the shipped bench module's 32 MiB body",

@@ -56,9 +56,11 @@ check "modprobe finds both DKMS-built modules" \
 		$MP -n -v ktrepl_bench_text |
 			grep -q updates/dkms/ktrepl_bench_text.ko"
 t0=$(now_ms)
-ktrepl-bench --quick --max-time ${BENCH_MAX_TIME:-40} -j text >/tmp/text 2>&1
+ktrepl-bench --quick --max-time ${BENCH_MAX_TIME:-40} -j text >/tmp/text \
+	2>/tmp/text.err
 echo "@@text_rc@@ $?"
 emit text cat /tmp/text
+emit text_err cat /tmp/text.err
 echo "# ktrepl-bench text through modprobe: $(($(now_ms) - t0)) ms"
 check "ktrepl-bench left nothing loaded" \
 	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"

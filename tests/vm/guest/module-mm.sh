@@ -91,7 +91,8 @@ check_log "binding logs nothing" ""
 # - widened to every CPU, a process is unbound within 1 s; confined
 #   again, bound again
 # - after exec, the new mm is bound within 1 s
-# - a child forked by a bound process is bound within 1 s
+# - a child forked by a bound process is bound within 1 s, by the fork
+#   probe: before its first step
 # Expected log: none.
 start_test "leave and return, fork and exec"
 first=$(echo $nodes | cut -d' ' -f1)
@@ -114,17 +115,22 @@ pgd1=$(pgd_of $ex)
 new_mm_bound() { _p=$(pgd_of $ex); [ -n "$_p" ] && [ "$_p" != "$pgd1" ]; }
 sleep 1.6
 check "after exec, its new mm is bound within 1 s" wait_for 1 new_mm_bound
-# The parent waits in a shell builtin (read -t on a FIFO it holds open
-# both ways), not in sleep: sleep is a child of its own, which the search
-# below once found instead, and which had exited before the scan could
-# list it (the one failure of this check, on a busy host). The child is
-# a subshell, forked and never exec'd: only the fork probe binds it.
-mkfifo /tmp/fork_wait
-taskset -c "$(cpus_of $last)" sh -c \
-	"exec 3<>/tmp/fork_wait; read -t 0.2 x <&3; ($spin) & wait" &
+# The parent waits on a FIFO it holds open both ways (a shell builtin),
+# not in sleep: sleep is a child of its own, which the search below once
+# found instead, and which had exited before the scan could list it (the
+# one failure of this check, on a busy host). The test opens the gate
+# once the parent is bound. Its one child is a subshell, forked and never
+# exec'd, whose first step is a line in the kernel log: bound by the fork
+# probe, its binding's since_ns (local_clock(), as the log's stamps) is
+# before that line; bound by the scan alone, it would almost always be
+# after.
+rm -f /tmp/fork_gate
+mkfifo /tmp/fork_gate
+taskset -c "$(cpus_of $last)" sh -c "exec 3<>/tmp/fork_gate; read x <&3;
+	(echo '<5>fork-gate: the child runs' > /dev/kmsg; $spin) & wait" &
 par=$!
-# the parent forks after its wait, later still on a busy host: find the
-# child first, then judge the fork probe's binding
+check "the parent is bound before it forks" wait_for 1 bound_line $par
+echo go > /tmp/fork_gate
 child=
 find_child() {
 	child=$(grep -l "^PPid:.$par\$" /proc/[0-9]*/status 2>/dev/null |
@@ -134,6 +140,18 @@ find_child() {
 check "the bound process forked a child" wait_for 10 find_child
 check "a child forked by a bound process is bound within 1 s" \
 	wait_for 1 bound_line "$child"
+# the log's stamp in us: "[   12.345678] fork-gate: ..."
+ran_us=$(dmesg | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]*\)\] fork-gate: the child runs$/\1\2/p' |
+	tail -n1)
+since_ns=$(bound_line "$child" | kv since_ns)
+if [ -n "$ran_us" ] && [ -n "$since_ns" ] &&
+	[ $((since_ns / 1000)) -le $((ran_us)) ]; then
+	ok "the child was bound at the fork (since ${since_ns} ns, first step at ${ran_us} us)"
+else
+	not_ok "the child was bound at the fork"
+	echo "# got: since_ns=${since_ns:-none}, first step at ${ran_us:-none} us"
+	echo "# want: since_ns/1000 <= the first step's stamp (the fork probe, not a scan)"
+fi
 check_log "unbinding and binding log nothing" ""
 
 # TEST: by hand
