@@ -245,9 +245,9 @@ for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
                    f"its set ({fetched} fetches, floor {floor}%)",
                    f"{f.get('hot_remote_functions', [])[:8]} {mods}")
     # modules=0: a replica node's module fetches go to the master's pages.
-    # Summed over both frames: module text is about 4% of a node's
-    # samples, and one frame of 3 s gave fewer than 50 now and then
-    # (the clean-clone run of 2026-12-02, arm64)
+    # Summed over four frames of 3 s: module text is about 4% of a node's
+    # samples; one frame gave fewer than 50 now and then (2026-12-02,
+    # arm64), and two frames 49 once (2026-12-03, arm64)
     off = ktvm.json_records(tap, lines, "top_off")
     fetches = {}
     for f in off:
@@ -258,11 +258,11 @@ for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
                 got[0] += m["local"]
                 got[1] += m["remote"]
     judged = {nd: (lo, lo + re) for nd, (lo, re) in fetches.items()}
-    tap.ok(len(off) == 2 and judged and
+    tap.ok(len(off) == 4 and judged and
            all(total >= 50 and local <= 0.2 * total
                for local, total in judged.values()),
            f"{name} modules=0: replica nodes fetch module text remotely "
-           f"(node: local of fetched, both frames: {judged})",
+           f"(node: local of fetched, four frames: {judged})",
            "want at least 50 fetches on each replica node, at most 20% "
            "local")
 
