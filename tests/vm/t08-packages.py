@@ -173,13 +173,6 @@ def staged_modules(kernel, ko):
     return rc == 0 and bench and indexed, files, out
 
 
-def bench_json(lines):
-    try:
-        return json.loads("\n".join(ktvm.records(lines, "text")))
-    except ValueError:
-        return {}
-
-
 for kernel in (GUEST_KERNEL, "6.12"):
     ko = built.get((kernel, "x86_64"))
     rel = ktvm.kernel_release("x86_64", kernel)
@@ -202,7 +195,7 @@ for kernel in (GUEST_KERNEL, "6.12"):
                                   "/usr/sbin/ktrepl-bench", "/usr/bin/kmod"],
                            name=f"[x86_64 {rel} dkms]", kernel=kernel,
                            files=guest_files, timeout=900)
-    doc = bench_json(lines)
+    doc = (ktvm.json_records(tap, lines, "text") or [{}])[0]
     rc = ktvm.records(lines, "text_rc")
     bench = (doc.get("benchmarks") or [{}])[0]
     nodes = sorted(n.get("node") for n in bench.get("nodes", []))

@@ -40,7 +40,7 @@ for b in syscalls costs; do
 done
 logged rmmod ktrepl
 check "nothing left loaded by the refusals" \
-	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+	no_bench_modules_loaded
 check_log "the refusals log nothing" "$want"
 
 # TEST: runs
@@ -88,7 +88,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	emit costs_ctl ktrepl-bench --quick -j --control --bench-module $B costs
 fi
 check "the runs left nothing loaded" \
-	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+	no_bench_modules_loaded
 check_log_among "only ktrepl.ko's loads and unloads" "$allowed"
 loads=$(test_log | grep -c '^ktrepl: load steps')
 unloads=$(test_log | grep -c '^ktrepl: freed ')

@@ -63,7 +63,7 @@ emit text cat /tmp/text
 emit text_err cat /tmp/text.err
 echo "# ktrepl-bench text through modprobe: $(($(now_ms) - t0)) ms"
 check "ktrepl-bench left nothing loaded" \
-	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+	no_bench_modules_loaded
 check "modprobe the bench module from node 0's CPUs" \
 	logged taskset -c "$(cut -d, -f1 /sys/devices/system/node/node0/cpulist)" \
 	$MP ktrepl_bench_text
@@ -73,7 +73,7 @@ check "verify with the 32 MiB module replicated: healthy" ktrepl-dump --verify
 check "modprobe -r ktrepl" logged $MP -r ktrepl
 check "modprobe -r ktrepl_bench_text" logged $MP -r ktrepl_bench_text
 check "nothing left loaded" \
-	sh -c "! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules"
+	no_bench_modules_loaded
 check_log_among "only ktrepl.ko's loads and unloads, the bench module's replication" \
 	"$allowed"
 check_dmesg_clean
