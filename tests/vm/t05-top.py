@@ -160,11 +160,14 @@ if ktvm.arch_selected("x86_64"):
 
     # a memoryless node: its CPUs fetch from their nearest memory node's
     # replica, which ktrepl-top counts as local (from sysfs distances, on its
-    # own) the way the module maps it
+    # own) the way the module maps it. nokaslr keeps the image, so the
+    # master, on node 0: under KASLR it can land on node 1, the memoryless
+    # node's memory node, and then the replica is the master and nothing of
+    # the mapping is tested (t03 covers KASLR on this topology)
     lines = ktvm.run_guest(tap, "x86_64", "2x2+memless",
                            os.path.join(HERE, "guest", "top-memless.sh"),
                            tools=TOOLS, name="[top x86_64 2x2+memless]",
-                           timeout=300)
+                           timeout=300, cmdline="nokaslr")
     summ = {int(r["node"]): r for r in map(ktvm.kv, ktvm.records(lines, "summary"))
             if "node" in r}
     memless = [n for n, r in summ.items() if r.get("has_memory") == "0"]
@@ -176,21 +179,34 @@ if ktvm.arch_selected("x86_64"):
         for nid in memless:
             n = ns.get(nid, {})
             want = int(summ[nid]["memory_node"])
+            tap.ok(want != f.get("master_node"),
+                   f"frame {f.get('frame')}: memoryless node {nid}'s memory "
+                   f"node ({want}) holds a replica, not the master "
+                   f"({f.get('master_node')})")
             tap.ok(n.get("memory_node") == want,
                    f"frame {f.get('frame')}: ktrepl-top maps memoryless node "
                    f"{nid} to node {n.get('memory_node')}, as the module does "
                    f"({want})")
-        # 90, not 95 as above: here each node's CPUs run the bound process
-        # and what it interrupts on their memory node's set, and now and
-        # then a kworker on the master's; a clean-clone run measured 94.6%
-        # for one frame's node. Without replication a node other than the
-        # master's reads near 0%.
+        # What a node's CPUs run on their memory node's tables (on_sets)
+        # must fetch locally, all of it. The rest is the kernel's own
+        # threads on the master's tables, remote by design unless the
+        # memory node is the master's, and a busy host makes more of it:
+        # one clean-clone run measured 94.6% in all for a node, another
+        # 89.8% for the memoryless one. So the whole is held to 80, which
+        # still tells replication from none (a node whose memory node is
+        # not the master's reads near 0% without it), and the exact claim
+        # is made on on_sets.
         for nid, n in ns.items():
-            tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 90,
+            sets = n["on_sets"]["core"]
+            on_sets = sets["local"] + sets["remote"] + sets["unresolved"]
+            own = (n["memory_node"] == f["master_node"] or
+                   (on_sets >= 150 and pct(sets) >= 99))
+            tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 80 and own,
                    f"frame {f['frame']}: node {nid}"
                    f"{' (memoryless)' if nid in memless else ''} fetches "
                    f"{pct(n['core']):.1f}% of core text from its memory node "
-                   f"({n['samples']} samples)")
+                   f"({n['samples']} samples); through its memory node's "
+                   f"tables {pct(sets):.1f}% ({on_sets} samples)")
 
 if ktvm.arch_selected("arm64"):
     # arm64: paging from VMCOREINFO without the module; with it, replication
