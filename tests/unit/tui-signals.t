@@ -3,7 +3,7 @@
 """ktrepl-top's screen on a pseudo-terminal gives the terminal back as it
 found it on every way out: q, SIGINT, SIGTERM, SIGHUP (exit 0), SIGQUIT
 and abort() (killed by the signal), each checked on the terminal's own
-settings. It measures a fake kernel: a kcore with VMCOREINFO and one
+settings; a SIGQUIT that the caller ignores stays ignored. It measures a fake kernel: a kcore with VMCOREINFO and one
 RAM segment, a sysfs with one node and CPU 0, a kallsyms; only the
 sampling is real, so it needs perf_event_open on CPU 0 and skips
 without it. On the same fake kernel, who may run it: root or
@@ -74,8 +74,21 @@ def fake_kernel(d):
             "--debugfs", os.path.join(d, "no-debugfs")]
 
 
-def no_core():
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT,
+                signal.SIGABRT)
+
+
+def as_from_a_shell(ignore=()):
+    """The child's start: no core file, and the stop signals at their
+    default as an interactive shell leaves them (a background job of a
+    shell without job control, as CI may be, inherits SIGINT and SIGQUIT
+    ignored), except those in `ignore`."""
+    def start():
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN if sig in ignore
+                          else signal.SIG_DFL)
+    return start
 
 
 def drain(master, until, secs):
@@ -99,10 +112,11 @@ def drain(master, until, secs):
     return out
 
 
-def session(args, stop):
+def session(args, stop, ignore=(), then=None):
     """Run the screen on a fresh pty, stop it with `stop` (a signal or a
-    key); returns (started, returncode, settings before, during, after,
-    output)."""
+    key), and, if `then` is a key, that key 1 s later; returns (started,
+    returncode, settings before, during, after, output, alive after
+    `stop`)."""
     master, slave = pty.openpty()
     attrs = termios.tcgetattr(slave)
     attrs[3] |= termios.ICANON | termios.ECHO   # a shell's cooked mode
@@ -112,7 +126,8 @@ def session(args, stop):
                LINES="24", COLUMNS="100")
     p = subprocess.Popen([TOP, "-d", "0.2", *args], stdin=slave,
                          stdout=slave, stderr=slave, env=env,
-                         start_new_session=True, preexec_fn=no_core)
+                         start_new_session=True,
+                         preexec_fn=as_from_a_shell(ignore))
     out = drain(master, b"replication=", 15)
     started = b"replication=" in out and p.poll() is None
     during = termios.tcgetattr(slave)
@@ -124,6 +139,11 @@ def session(args, stop):
             p.send_signal(stop)
     else:
         p.kill()
+    alive = None
+    if started and then:
+        out += drain(master, None, 1)
+        alive = p.poll() is None
+        os.write(master, then)
     try:
         # keep reading: a child blocked on a full pty never exits
         deadline = time.time() + 15
@@ -138,7 +158,7 @@ def session(args, stop):
     after = termios.tcgetattr(slave)
     os.close(master)
     os.close(slave)
-    return started, rc, before, during, after, out
+    return started, rc, before, during, after, out, alive
 
 
 def cooked(a):
@@ -166,7 +186,7 @@ cases = ((b"q", 0, "q"),
          (signal.SIGQUIT, -signal.SIGQUIT, "SIGQUIT"),
          (signal.SIGABRT, -signal.SIGABRT, "SIGABRT (as abort() raises it)"))
 for stop, want, name in cases:
-    started, rc, before, during, after, out = session(args, stop)
+    started, rc, before, during, after, out, _ = session(args, stop)
     if not started:
         ok(False, f"{name}: the screen starts",
            out.decode(errors="replace")[-2000:])
@@ -179,6 +199,17 @@ for stop, want, name in cases:
         ok(b"\x1b[?1049l" in out or b"\x1b[?1047l" in out,
            f"{name}: the alternate screen is left, the cursor shown",
            repr(out[-200:]))
+
+# a SIGQUIT the caller ignores stays ignored (the screen goes on, and q
+# still gives the terminal back): ktrepl-top catches it only to restore
+# the terminal before the default action, which an ignored signal never has
+started, rc, before, during, after, out, alive = session(
+    args, signal.SIGQUIT, ignore=(signal.SIGQUIT,), then=b"q")
+ok(started and alive, "SIGQUIT ignored by the caller: the screen goes on",
+   out.decode(errors="replace")[-500:])
+ok(rc == 0 and after == before,
+   "SIGQUIT ignored by the caller: then q, exit 0, the terminal restored",
+   f"exit {rc}\nbefore {before}\nafter  {after}")
 
 # who may sample: root, or CAP_PERFMON without root
 setpriv = shutil.which("setpriv")

@@ -110,13 +110,15 @@ if ktvm.arch_selected("x86_64"):
             # what runs on a node's own tables fetches locally, all of it;
             # the rest of a replica node's samples are the kernel's own
             # threads and ktrepl-top's, on the master's tables (remote by
-            # design), which a busier host makes more of: one clean-clone
-            # run had 94.9% in all for node 0, so the whole is held to 90
+            # design), which a busier host makes more of: clean-clone runs
+            # had 94.9% in all for node 0 here and 89.8% for a node of the
+            # memoryless guest below, so the whole is held to 80 and the
+            # exact claim is made on the node's own tables
             sets = n["on_sets"]
             own = nid == master or (sets["samples"] >= 150 and
                                     pct(sets) >= 99)
-            tap.ok(n["samples"] >= 200 and pct(n) >= 90 and
-                   pct(n["core"]) >= 90 and own,
+            tap.ok(n["samples"] >= 200 and pct(n) >= 80 and
+                   pct(n["core"]) >= 80 and own,
                    f"frame {f['frame']}: node {nid} with replication: "
                    f"{pct(n):.1f}% local, core text {pct(n['core']):.1f}% "
                    f"({n['samples']} samples); through its own tables "
@@ -192,7 +194,8 @@ if ktvm.arch_selected("x86_64"):
         # threads on the master's tables, remote by design unless the
         # memory node is the master's, and a busy host makes more of it:
         # one clean-clone run measured 94.6% in all for a node, another
-        # 89.8% for the memoryless one. So the whole is held to 80, which
+        # 89.8% for the memoryless one. So the whole is held to 80 (as
+        # above), which
         # still tells replication from none (a node whose memory node is
         # not the master's reads near 0% without it), and the exact claim
         # is made on on_sets.
