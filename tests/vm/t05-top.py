@@ -115,14 +115,14 @@ if ktvm.arch_selected("x86_64"):
             # memoryless guest below, so the whole is held to 80 and the
             # exact claim is made on the node's own tables
             sets = n["on_sets"]
-            own = nid == master or (sets["samples"] >= 150 and
-                                    pct(sets) >= 99)
+            fetched = sets["local"] + sets["remote"]
+            own = nid == master or (fetched >= 150 and pct(sets) >= 99)
             tap.ok(n["samples"] >= 200 and pct(n) >= 80 and
                    pct(n["core"]) >= 80 and own,
                    f"frame {f['frame']}: node {nid} with replication: "
                    f"{pct(n):.1f}% local, core text {pct(n['core']):.1f}% "
                    f"({n['samples']} samples); through its own tables "
-                   f"{pct(sets):.1f}% ({sets['samples']} samples)")
+                   f"{pct(sets):.1f}% ({fetched} resolved samples)")
     tb = {t["pid"]: t for t in map(ktvm.kv, ktvm.records(lines, "tasks_before"))}
     ta = {t["pid"]: t for t in map(ktvm.kv, ktvm.records(lines, "tasks_after"))}
     tap.ok(tb and tb.keys() == ta.keys() and all(
@@ -181,7 +181,8 @@ if ktvm.arch_selected("x86_64"):
         for nid in memless:
             n = ns.get(nid, {})
             want = int(summ[nid]["memory_node"])
-            tap.ok(want != f.get("master_node"),
+            tap.ok(isinstance(f.get("master_node"), int) and
+                   want != f["master_node"],
                    f"frame {f.get('frame')}: memoryless node {nid}'s memory "
                    f"node ({want}) holds a replica, not the master "
                    f"({f.get('master_node')})")
@@ -195,21 +196,20 @@ if ktvm.arch_selected("x86_64"):
         # memory node is the master's, and a busy host makes more of it:
         # one clean-clone run measured 94.6% in all for a node, another
         # 89.8% for the memoryless one. So the whole is held to 80 (as
-        # above), which
-        # still tells replication from none (a node whose memory node is
-        # not the master's reads near 0% without it), and the exact claim
-        # is made on on_sets.
+        # above), which still tells replication from none (a node whose
+        # memory node is not the master's reads near 0% without it), and
+        # the exact claim is made on on_sets.
         for nid, n in ns.items():
             sets = n["on_sets"]["core"]
-            on_sets = sets["local"] + sets["remote"] + sets["unresolved"]
+            fetched = sets["local"] + sets["remote"]
             own = (n["memory_node"] == f["master_node"] or
-                   (on_sets >= 150 and pct(sets) >= 99))
+                   (fetched >= 150 and pct(sets) >= 99))
             tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 80 and own,
                    f"frame {f['frame']}: node {nid}"
                    f"{' (memoryless)' if nid in memless else ''} fetches "
                    f"{pct(n['core']):.1f}% of core text from its memory node "
                    f"({n['samples']} samples); through its memory node's "
-                   f"tables {pct(sets):.1f}% ({on_sets} samples)")
+                   f"tables {pct(sets):.1f}% ({fetched} resolved samples)")
 
 if ktvm.arch_selected("arm64"):
     # arm64: paging from VMCOREINFO without the module; with it, replication
