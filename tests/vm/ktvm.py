@@ -468,8 +468,11 @@ class Tap(ktrepl_tap.Tap):
     """Host-side TAP producer; guest TAP lines are folded in, renumbered."""
 
     def fold_guest(self, prefix, lines):
-        """Re-emit the guest's ok/not ok lines; return how many there were."""
+        """Re-emit the guest's ok/not ok lines; return how many there were.
+        A guest that panicked on purpose said how many it had printed
+        (lib.sh's before_panic): each of them must have arrived."""
         seen = 0
+        before_panic = None
         for line in lines:
             m = re.match(r"^(ok|not ok) \d+ - (.*)$", line)
             if m:
@@ -477,6 +480,13 @@ class Tap(ktrepl_tap.Tap):
                 self.ok(m.group(1) == "ok", f"{prefix} {m.group(2)}")
             elif line.startswith("# "):
                 print(line, flush=True)
+            m = re.match(r"^@@guest_checks@@ (\d+)$", line)
+            if m:
+                before_panic = int(m.group(1))
+        if before_panic is not None:
+            self.ok(seen >= before_panic,
+                    f"{prefix} the guest's {before_panic} checks before the "
+                    f"panic all reached the host", f"got {seen}")
         return seen
 
     def ok_crash(self, needs, cond, desc, diag=None, kernel=None):

@@ -23,6 +23,7 @@ echo 1 > /proc/sys/kernel/sysrq
 check_log "the load's log" "$want"
 step "panic on CPU $C (node $R)"
 log_cmd "taskset -c $C sh -c 'echo c > /proc/sysrq-trigger'"
+before_panic
 taskset -c $C sh -c 'echo c > /proc/sysrq-trigger'
 sleep 30
 echo "STILL-ALIVE"

@@ -16,4 +16,5 @@ check_log "the load's log" "$want"
 step "panic through sysrq"
 sync
 log_cmd "echo c > /proc/sysrq-trigger"
+before_panic
 echo c > /proc/sysrq-trigger

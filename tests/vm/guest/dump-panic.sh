@@ -30,6 +30,7 @@ ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 step "start the workload: node $R's worker runs into the trap"
 echo "workload starting"
 log_cmd "echo start > $D/workload_ctl"
+before_panic
 echo start > $D/workload_ctl
 sleep 30
 echo "STILL-ALIVE"

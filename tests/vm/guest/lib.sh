@@ -20,6 +20,34 @@ start_test() {
 	echo "# TEST: $1 (uptime $(cut -d' ' -f1 /proc/uptime) s)"
 	echo "<5>===== TEST: $1 =====" >> "$KMSG"
 }
+# before_panic: what the script has printed reaches the host before the
+# box panics. A panic stops the CPUs with the serial tty's buffer unsent
+# (the kernel's own lines are flushed, a script's are not), and a check
+# printed just before it would be lost and never counted: the host
+# (ktvm's fold_guest) wants as many as @@guest_checks@@ says.
+before_panic() {
+	echo "@@guest_checks@@ $T_N"
+	console_drained
+}
+# console_drained: until the console UART's tx count stops moving (at
+# most 3 s); a second where the driver gives no count
+console_drained() {
+	cd_f=/proc/tty/driver/serial
+	[ -r $cd_f ] || cd_f=/proc/tty/driver/ttyAMA
+	cd_last=
+	cd_i=0
+	while [ $cd_i -lt 30 ]; do
+		cd_tx=$(sed -n 's/^0:.* tx:\([0-9]*\).*/\1/p' $cd_f 2>/dev/null)
+		if [ -z "$cd_tx" ]; then
+			sleep 1
+			return
+		fi
+		[ "$cd_tx" = "$cd_last" ] && return
+		cd_last=$cd_tx
+		cd_i=$((cd_i + 1))
+		usleep 100000
+	done
+}
 # step TEXT: a named step of the scenario, for whoever reads the output
 step() {
 	echo "# [$T_TEST] step: $*"

@@ -14,4 +14,5 @@ logged sync
 check_log "no module message" "% sync"
 step "panic through sysrq"
 log_cmd "echo c > /proc/sysrq-trigger"
+before_panic
 echo c > /proc/sysrq-trigger
