@@ -6,8 +6,9 @@ and abort() (killed by the signal), each checked on the terminal's own
 settings; a SIGQUIT that the caller ignores stays ignored. It measures a
 fake kernel: a kcore with VMCOREINFO and one RAM segment, a sysfs with
 one node and CPU 0, a kallsyms; only the sampling is real, so it needs
-perf_event_open on CPU 0 and skips without it. On the same fake kernel, who may run it: root or
-CAP_PERFMON (checked as nobody, through setpriv, when run as root)."""
+perf_event_open on CPU 0 and skips without it. On the same fake kernel,
+who may run it: root or CAP_PERFMON (checked as nobody, through setpriv,
+when run as root)."""
 import os
 import pty
 import resource

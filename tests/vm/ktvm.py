@@ -480,9 +480,8 @@ class Tap(ktrepl_tap.Tap):
                 self.ok(m.group(1) == "ok", f"{prefix} {m.group(2)}")
             elif line.startswith("# "):
                 print(line, flush=True)
-            m = re.match(r"^@@guest_checks@@ (\d+)$", line)
-            if m:
-                before_panic = int(m.group(1))
+            elif line.startswith("@@guest_checks@@ "):
+                before_panic = int(line.split()[1])
         if before_panic is not None:
             self.ok(seen >= before_panic,
                     f"{prefix} the guest's {before_panic} checks before the "

@@ -30,6 +30,14 @@ def pct(n, key="local_pct"):
     return n[key] if n[key] is not None else -1
 
 
+def local_on_own_tables(sets):
+    """What a node's CPUs ran on a node's set (ktrepl-top's on_sets)
+    fetched locally, all of it: at least 150 resolved samples (those
+    local_pct counts), 99% local. Returns (verdict, resolved samples)."""
+    fetched = sets["local"] + sets["remote"]
+    return fetched >= 150 and pct(sets) >= 99, fetched
+
+
 def check_fidelity(arch, lines):
     """Every CPU busy, 5 frames at the default event and rate: each frame
     loses <= 1% and either gets within 20% of the rate or says it did
@@ -115,8 +123,8 @@ if ktvm.arch_selected("x86_64"):
             # memoryless guest below, so the whole is held to 80 and the
             # exact claim is made on the node's own tables
             sets = n["on_sets"]
-            fetched = sets["local"] + sets["remote"]
-            own = nid == master or (fetched >= 150 and pct(sets) >= 99)
+            local, fetched = local_on_own_tables(sets)
+            own = nid == master or local
             tap.ok(n["samples"] >= 200 and pct(n) >= 80 and
                    pct(n["core"]) >= 80 and own,
                    f"frame {f['frame']}: node {nid} with replication: "
@@ -201,9 +209,8 @@ if ktvm.arch_selected("x86_64"):
         # the exact claim is made on on_sets.
         for nid, n in ns.items():
             sets = n["on_sets"]["core"]
-            fetched = sets["local"] + sets["remote"]
-            own = (n["memory_node"] == f["master_node"] or
-                   (fetched >= 150 and pct(sets) >= 99))
+            local, fetched = local_on_own_tables(sets)
+            own = n["memory_node"] == f["master_node"] or local
             tap.ok(n["samples"] >= 200 and pct(n["core"]) >= 80 and own,
                    f"frame {f['frame']}: node {nid}"
                    f"{' (memoryless)' if nid in memless else ''} fetches "

@@ -178,14 +178,14 @@ check_log_among() {
 	fi
 }
 
-# module_replicated_log M / module_freed_log M: what ktrepl logs when it
-# replicates module M (at M's load, or at its own for a module already
-# loaded) and when it frees M's copies (at M's unload). M is a file name
-# or a module name: the kernel's name has "_" for "-".
 # neither ktrepl.ko nor ktrepl-bench's module is loaded
 no_bench_modules_loaded() {
 	! grep -Eq '^(ktrepl|ktrepl_bench_text) ' /proc/modules
 }
+# module_replicated_log M / module_freed_log M: what ktrepl logs when it
+# replicates module M (at M's load, or at its own for a module already
+# loaded) and when it frees M's copies (at M's unload). M is a file name
+# or a module name: the kernel's name has "_" for "-".
 module_replicated_log() {
 	echo "ktrepl: module $(echo "$1" | tr - _) replicated: * KiB of text and rodata per node"
 }
