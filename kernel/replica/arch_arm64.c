@@ -17,6 +17,7 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "testing.h"
 #include "ktrepl_compat.h"
 
 phys_addr_t ktr_arch_read_root(void)
@@ -108,6 +109,14 @@ u64 ktr_arch_table_entry(phys_addr_t pa)
 void ktr_arch_flush_kernel_range(unsigned long start, unsigned long end)
 {
 	flush_tlb_kernel_range(start, end);
+}
+
+void ktr_arch_flush_all(void)
+{
+	/* TLBI VMALLE1IS: every ASID of every CPU in the inner domain */
+	flush_tlb_all();
+	ktr_test_lifetime("flush_all cpus=%u online=%u", num_online_cpus(),
+			  num_online_cpus());
 }
 
 void ktr_arch_override_return(struct pt_regs *regs, unsigned long value)

@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "ktrepl_compat.h"
+#include "testing.h"
 
 phys_addr_t ktr_arch_read_root(void)
 {
@@ -137,6 +138,21 @@ void ktr_arch_flush_kernel_range(unsigned long start, unsigned long end)
 		flush(start, end);
 	else
 		on_each_cpu(flush_range_here, &r, 1);
+}
+
+static void flush_every_pcid(void *ran)
+{
+	__flush_tlb_all();	/* every PCID, global entries too */
+	atomic_inc(ran);
+}
+
+void ktr_arch_flush_all(void)
+{
+	atomic_t ran = ATOMIC_INIT(0);
+
+	on_each_cpu(flush_every_pcid, &ran, 1);
+	ktr_test_lifetime("flush_all cpus=%d online=%u", atomic_read(&ran),
+			  num_online_cpus());
 }
 
 const struct ktr_arch ktr_arch = {

@@ -516,10 +516,16 @@ void ktr_engine_stop(void)
 	ktr_failsafe_stop();
 }
 
+/*
+ * After ktr_engine_stop() no leaf moves: one flush of every TLB and
+ * PCID here, and no page freed below is reachable through any of them,
+ * whatever the steps before flushed.
+ */
 void ktr_engine_free(void)
 {
 	int nid;
 
+	ktr_arch_flush_all();
 	ktr_workload_free();
 	ktr_slots_free();
 	ktr_modules_free();
@@ -527,6 +533,7 @@ void ktr_engine_free(void)
 		for_each_online_node(nid)
 			ktr_free_node(&ktr.nodes[nid]);
 	ktr_free_replicas();
+	ktr_test_lifetime("freed core replicas and node tables");
 	ktr_nodes_free();
 	ktr_accounting_report();
 }

@@ -235,6 +235,14 @@ int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro);
  * invalidate, no IPIs: fine with interrupts off and in stop_machine()).
  */
 void ktr_arch_flush_kernel_range(unsigned long start, unsigned long end);
+/*
+ * Drop every TLB entry of every CPU, in every PCID or ASID, global ones
+ * and cached table entries too: what must run after a leaf moves and
+ * before the page it left is freed. A range flush is not that on x86:
+ * INVLPG drops a non-global entry of the current PCID only. Process
+ * context, interrupts on (x86 sends IPIs); arm64's is one broadcast.
+ */
+void ktr_arch_flush_all(void);
 
 /*
  * The activations the arch has beyond "workload" (KTR_ARCH_CAN_ACTIVATE),

@@ -166,11 +166,6 @@ static u64 *mm_slot(struct mm_struct *mm)
 	return (u64 *)mm->pgd + kernel_slot;
 }
 
-static void flush_everything(void *unused)
-{
-	__flush_tlb_all();	/* every PCID, global entries too */
-}
-
 /* the node whose CPUs alone the whole thread group may run on, or -1 */
 static int confined_node(struct task_struct *p)
 {
@@ -311,7 +306,7 @@ static void settle(bool changed)
 {
 	if (!changed)
 		return;
-	on_each_cpu(flush_everything, NULL, 1);
+	ktr_arch_flush_all();
 	mark_since();
 }
 
@@ -636,7 +631,7 @@ static int make_text_nonglobal(void)
 			va = (va & ~(step - 1)) + step;
 		}
 	}
-	on_each_cpu(flush_everything, NULL, 1);
+	ktr_arch_flush_all();
 	return 0;
 }
 
@@ -667,7 +662,7 @@ static const char *mm_start(void)
 		tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
 		tracepoint_synchronize_unregister();
 		restore_global();
-		on_each_cpu(flush_everything, NULL, 1);
+		ktr_arch_flush_all();
 		return "tracepoint_registration_failed";
 	}
 	mutex_lock(&bind_lock);
@@ -723,7 +718,8 @@ static void mm_stop(void)
 		drop_bound(b);
 	sweep();
 	restore_global();
-	on_each_cpu(flush_everything, NULL, 1);
+	ktr_test_lifetime("core_leaves_global restored");
+	ktr_arch_flush_all();
 	mutex_unlock(&bind_lock);
 	tp_fork = tp_exec = NULL;
 }
@@ -849,7 +845,7 @@ static int mm_inject(pid_t pid, int nid)
 	b = find_bound(pid);
 	if (b && b->mm) {
 		point_mm(b->mm, nid);
-		on_each_cpu(flush_everything, NULL, 1);
+		ktr_arch_flush_all();
 		ret = 0;
 	}
 	mutex_unlock(&bind_lock);

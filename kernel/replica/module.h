@@ -30,6 +30,7 @@ struct ktr_module {
 	struct ktr_master_copy *master_copies;	/* [nr_chunks] */
 	/* room for every leaf of every set, taken at load: unload cannot fail */
 	struct leaf_write *leaf_writes;
+	int nr_global_cleared;	/* master leaves made non-global (mm) */
 	bool ready;		/* copies taken: the patch hook writes them */
 	bool mapped;		/* node leaves point at them: the mirror keeps them */
 	u64 since_ns;
@@ -48,12 +49,16 @@ struct ktr_master_copy {
 	phys_addr_t loader_pa;
 };
 
-/* every TLB entry of the module's ranges; context: any */
-static inline void ktr_module_flush(const struct ktr_module *km)
+/*
+ * After any leaf over a module changed, before any page it left may be
+ * freed: every CPU's TLB, every PCID. While activation is mm the
+ * module's master leaves are not global, and INVLPG, all a range flush
+ * does for a few pages, leaves them cached in every other PCID.
+ * Context: process, interrupts on.
+ */
+static inline void ktr_module_flush(void)
 {
-	ktr_arch_flush_kernel_range(km->start, km->end);
-	if (km->rodata_end)
-		ktr_arch_flush_kernel_range(km->rodata_start, km->rodata_end);
+	ktr_arch_flush_all();
 }
 
 int ktr_module_alloc_master_copies(struct ktr_module *km);

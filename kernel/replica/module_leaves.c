@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "ktrepl_node.h"
 #include "module.h"
+#include "testing.h"
 
 /* the master node's copies, for pages the loader put elsewhere */
 int ktr_module_alloc_master_copies(struct ktr_module *km)
@@ -124,10 +125,14 @@ static int move_leaves_now(void *arg)
 	for (i = 0; i < km->nr_chunks; i++)
 		plan_leaf_writes(m, i);
 	if (KTR_ARCH_LEAF_MOVE_BREAKS) {
+		/* a broadcast invalidate, no IPI: fine in stop_machine() */
 		for (i = 0; i < m->nr_writes; i++)
 			WRITE_ONCE(*w[i].entry, 0);
 		ktr_arch_tables_changed();
-		ktr_module_flush(km);
+		ktr_arch_flush_kernel_range(km->start, km->end);
+		if (km->rodata_end)
+			ktr_arch_flush_kernel_range(km->rodata_start,
+						    km->rodata_end);
 	}
 	for (i = 0; i < m->nr_writes; i++)
 		WRITE_ONCE(*w[i].entry, w[i].val);
@@ -166,22 +171,32 @@ void ktr_module_move_leaves(struct ktr_module *km, bool to_copies)
 		move_leaves_now(&m);
 		local_irq_restore(flags);
 	}
-	ktr_module_flush(km);
+	ktr_test_lifetime("leaves_moved module=%s to=%s writes=%d", km->name,
+			  to_copies ? "copies" : "loader", m.nr_writes);
+	ktr_module_flush();
 	if (!KTR_ARCH_LEAF_MOVE_BREAKS && ktr.text_mutex)
 		mutex_unlock(ktr.text_mutex);
 }
 
 /*
  * Activation mm: a CPU keeps a global TLB entry across the CR3 switch
- * into a bound process, so while a module is replicated the master's
- * leaves over it are not global, as the core's are not (mm_x86.c).
+ * into a bound process, so while a module is replicated under mm the
+ * master's leaves over it are not global, as the core's are not
+ * (mm_x86.c). Each leaf gets its global bit back from what was recorded
+ * when it was cleared (global_cleared), whatever the activation is by
+ * then: a fail-safe's give-up ends it, and the leaves must still be
+ * global again before ktrepl.ko goes.
  */
 void ktr_module_leaves_global(struct ktr_module *km, bool global)
 {
-	int i;
+	int i, changed = 0;
 
 	lockdep_assert(ktr_modules_lock_held());
-	if (ktr_activation() != KTREPL_ACT_MM || !ktr_arch.mm->leaf_global)
+	if (!ktr_arch.mm || !ktr_arch.mm->leaf_global)
+		return;
+	if (!global && ktr_activation() != KTREPL_ACT_MM)
+		return;
+	if (global && !km->nr_global_cleared)
 		return;
 	for (i = 0; i < km->nr_chunks; i++) {
 		struct ktr_chunk *c = &km->chunks[i];
@@ -189,13 +204,20 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 		u64 *e = ktr_walk(ktr.master_root, c->va, -1, &level);
 		u64 v = READ_ONCE(*e);
 
-		if (!global && ktr_pte_global(v, level)) {
+		if (!global && !c->global_cleared && ktr_pte_global(v, level)) {
 			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, false));
 			c->global_cleared = true;
+			km->nr_global_cleared++;
+			changed++;
 		} else if (global && c->global_cleared) {
 			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, true));
 			c->global_cleared = false;
+			km->nr_global_cleared--;
+			changed++;
 		}
 	}
-	ktr_module_flush(km);
+	ktr_test_lifetime("leaves_global module=%s global=%d changed=%d",
+			  km->name, global, changed);
+	if (changed)
+		ktr_module_flush();
 }

@@ -145,8 +145,10 @@ struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 
 static void free_module_replicas(struct ktr_module *km)
 {
-	int i;
+	int i, copies = 0;
 
+	ktr_test_lifetime("freeing module=%s chunks=%d", km->name,
+			  km->nr_chunks);
 	for (i = 0; i < km->nr_chunks; i++)
 		ktr_free_chunk_replicas(&km->chunks[i]);
 	for (i = 0; km->master_copies && i < km->nr_chunks; i++) {
@@ -158,7 +160,10 @@ static void free_module_replicas(struct ktr_module *km)
 			ktr_arch_protect_alias((unsigned long)page_address(page),
 					       1, false);
 		ktr_free(page, 0);
+		copies++;
 	}
+	ktr_test_lifetime("freed module=%s master_copies=%d", km->name,
+			  copies);
 	kfree(km->master_copies);
 	kvfree(km->leaf_writes);
 	kfree(km->chunks);

@@ -54,6 +54,19 @@ bool ktr_test_propagate(void)
 }
 NOKPROBE_SYMBOL(ktr_test_propagate);
 
+void ktr_test_lifetime(const char *fmt, ...)
+{
+	static atomic_t seq = ATOMIC_INIT(0);
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_info("lifetime seq=%d %pV\n", atomic_inc_return(&seq), &vaf);
+	va_end(args);
+}
+
 int ktr_test_inject_allowed(void)
 {
 	if (!capable(CAP_SYS_ADMIN))

@@ -33,7 +33,16 @@ int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
 int ktr_audit_force_miss(unsigned long va);			/* audit.c */
 int ktr_mirror_force_miss(void);			/* mirror.c */
+/*
+ * The order of the events that decide whether a freed page is still
+ * reachable (a leaf moved, every TLB flushed, pages freed), one kernel
+ * log line each with a sequence number: a TCG guest drops its whole TLB
+ * on every CR3 write, so a stale entry cannot be seen there, and the
+ * tests assert this order instead.
+ */
+__printf(1, 2) void ktr_test_lifetime(const char *fmt, ...);
 #else
+static inline __printf(1, 2) void ktr_test_lifetime(const char *fmt, ...) {}
 static inline bool ktr_test_inject_on(void) { return false; }
 static inline unsigned int ktr_test_fail_alloc(void) { return 0; }
 static inline bool ktr_test_bench(void) { return false; }
