@@ -181,7 +181,7 @@ check "node=4294967297 is refused, not wrapped to 1" \
 check "a repeated key is refused" \
 	sh -c "! echo 'pid=$free_pid pid=$free_pid node=$last' > $D/bind_ctl 2>/dev/null"
 check "none of those bound it" sh -c "! grep -q '^pid=$free_pid ' $D/bind"
-if unshare -Ur true 2>/dev/null; then
+if have_user_namespaces; then
 	unshare -Ur sh -c "echo 'pid=$free_pid node=$last' > $D/bind_ctl" 2>/tmp/nocap.err
 	check "a bind without CAP_SYS_ADMIN is refused (EPERM), and binds nothing" \
 		sh -c "grep -q 'not permitted' /tmp/nocap.err && ! grep -q '^pid=$free_pid ' $D/bind"

@@ -150,7 +150,7 @@ top_under_io() {
 	kill $(cat /tmp/io.pids) 2>/dev/null
 	wait 2>/dev/null
 }
-top_under_io top
+top_under_io top 4
 check_log "one line per module replicated" "$want"
 
 # TEST: module patches

@@ -27,13 +27,17 @@ if [ "$MODE" = module ]; then
 fi
 t0=$(now)
 i=1
+refused=0
 while [ $i -le "$ROUNDS" ]; do
-	echo function > $T/current_tracer
-	echo nop > $T/current_tracer
+	echo function > $T/current_tracer || refused=$((refused + 1))
+	echo nop > $T/current_tracer || refused=$((refused + 1))
 	echo "@@round@@ round=$i seconds=$(($(now) - t0))"
 	i=$((i + 1))
 done
-ok "$ROUNDS rounds of the unfiltered function tracer on and off finished"
+# each switch took (ftrace refuses one it cannot patch, say after a
+# failed patch) and the tracer is off again
+check "$ROUNDS rounds of the unfiltered function tracer on and off, every switch taken ($refused refused)" \
+	test "$refused" = 0 -a "$(cat $T/current_tracer)" = nop
 # stalls are the host's to judge, against the control's (t09-storm.py)
 # (a report says "detected stalls", "self-detected stall" or "detected
 # expedited stalls"; boot also prints the timeout, which is none)
