@@ -41,6 +41,12 @@ struct bench_opts {
 };
 
 /* The machine as the report names it. */
+/*
+ * A sysfs attribute is at most one page: 64 KiB on arm64's largest. A
+ * node's cpulist fits whatever its CPUs' numbering.
+ */
+#define BENCH_SYSFS_MAX 65536
+
 struct bench_machine {
 	char cpu_model[256];
 	char kernel[65];
@@ -49,7 +55,7 @@ struct bench_machine {
 	bool emulated;		/* QEMU's TCG (or a QEMU machine we cannot tell) */
 	int nr_nodes;		/* online nodes listed in nodes[] */
 	int nodes[KT_MAX_NODES];
-	char node_cpus[KT_MAX_NODES][128];	/* sysfs cpulist, "" if none */
+	char node_cpus[KT_MAX_NODES][BENCH_SYSFS_MAX];	/* cpulist, "" if none */
 	uint64_t node_mem_kb[KT_MAX_NODES];
 	int distance[KT_MAX_NODES][KT_MAX_NODES];	/* by index in nodes[] */
 };

@@ -25,15 +25,22 @@
 #define NODE_SYSFS "/sys/devices/system/node"
 
 /* the whole (small) file at path, NUL-terminated, trailing newline cut */
+/* the whole file, or -EFBIG: never a silently cut value */
 static int read_small(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
+	bool more;
 	size_t n;
 
 	if (!f)
 		return -errno;
 	n = fread(buf, 1, len - 1, f);
+	more = n == len - 1 && fgetc(f) != EOF;
 	fclose(f);
+	if (more) {
+		buf[0] = '\0';
+		return -EFBIG;
+	}
 	buf[n] = '\0';
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
@@ -145,7 +152,11 @@ static int load_nodes(struct bench_machine *m, struct kt_err *err)
 		i = m->nr_nodes++;
 		m->nodes[i] = nid;
 		snprintf(path, sizeof(path), NODE_SYSFS "/node%d/cpulist", nid);
-		if (read_small(path, m->node_cpus[i], sizeof(m->node_cpus[i])))
+		ret = read_small(path, m->node_cpus[i], sizeof(m->node_cpus[i]));
+		if (ret == -EFBIG)
+			return kt_err_set(err, EFBIG, "%s: longer than %d bytes",
+					  path, BENCH_SYSFS_MAX - 1);
+		if (ret)
 			m->node_cpus[i][0] = '\0';
 		snprintf(path, sizeof(path), NODE_SYSFS "/node%d/meminfo", nid);
 		m->node_mem_kb[i] = 0;
