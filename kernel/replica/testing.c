@@ -16,6 +16,9 @@
 
 #include "testing.h"
 
+/* modinfo tells a test build from the shipped one: build=test */
+MODULE_INFO(build, "test");
+
 static bool fault_inject;
 module_param(fault_inject, bool, 0444);
 MODULE_PARM_DESC(fault_inject, "test build: create debugfs 'inject'");
