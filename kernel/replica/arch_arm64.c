@@ -115,8 +115,8 @@ void ktr_arch_flush_all(void)
 {
 	/* TLBI VMALLE1IS: every ASID of every CPU in the inner domain */
 	flush_tlb_all();
-	ktr_test_lifetime("flush_all cpus=%u online=%u", num_online_cpus(),
-			  num_online_cpus());
+	ktr_test_lifetime("flush_all cpus=broadcast online=%u by=%ps",
+			  num_online_cpus(), __builtin_return_address(0));
 }
 
 void ktr_arch_override_return(struct pt_regs *regs, unsigned long value)

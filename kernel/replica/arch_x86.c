@@ -151,8 +151,9 @@ void ktr_arch_flush_all(void)
 	atomic_t ran = ATOMIC_INIT(0);
 
 	on_each_cpu(flush_every_pcid, &ran, 1);
-	ktr_test_lifetime("flush_all cpus=%d online=%u", atomic_read(&ran),
-			  num_online_cpus());
+	ktr_test_lifetime("flush_all cpus=%d online=%u by=%ps",
+			  atomic_read(&ran), num_online_cpus(),
+			  __builtin_return_address(0));
 }
 
 const struct ktr_arch ktr_arch = {

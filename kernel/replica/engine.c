@@ -517,9 +517,9 @@ void ktr_engine_stop(void)
 }
 
 /*
- * After ktr_engine_stop() no leaf moves: one flush of every TLB and
- * PCID here, and no page freed below is reachable through any of them,
- * whatever the steps before flushed.
+ * After ktr_engine_stop() no leaf moves. One flush of every TLB and
+ * PCID here is the backstop for every free below: none of those pages
+ * can be reached through any TLB, even if a step before forgot its own.
  */
 void ktr_engine_free(void)
 {

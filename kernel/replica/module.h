@@ -49,18 +49,6 @@ struct ktr_master_copy {
 	phys_addr_t loader_pa;
 };
 
-/*
- * After any leaf over a module changed, before any page it left may be
- * freed: every CPU's TLB, every PCID. While activation is mm the
- * module's master leaves are not global, and INVLPG, all a range flush
- * does for a few pages, leaves them cached in every other PCID.
- * Context: process, interrupts on.
- */
-static inline void ktr_module_flush(void)
-{
-	ktr_arch_flush_all();
-}
-
 int ktr_module_alloc_master_copies(struct ktr_module *km);
 /* onto the copies or back, every CPU seeing one set: see there */
 void ktr_module_move_leaves(struct ktr_module *km, bool to_copies);

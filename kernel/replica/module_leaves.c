@@ -125,7 +125,7 @@ static int move_leaves_now(void *arg)
 	for (i = 0; i < km->nr_chunks; i++)
 		plan_leaf_writes(m, i);
 	if (KTR_ARCH_LEAF_MOVE_BREAKS) {
-		/* a broadcast invalidate, no IPI: fine in stop_machine() */
+		/* arm64, the one arch here: a broadcast TLBI, no IPI */
 		for (i = 0; i < m->nr_writes; i++)
 			WRITE_ONCE(*w[i].entry, 0);
 		ktr_arch_tables_changed();
@@ -173,7 +173,13 @@ void ktr_module_move_leaves(struct ktr_module *km, bool to_copies)
 	}
 	ktr_test_lifetime("leaves_moved module=%s to=%s writes=%d", km->name,
 			  to_copies ? "copies" : "loader", m.nr_writes);
-	ktr_module_flush();
+	/*
+	 * Before any page a leaf left may be freed: every CPU, every PCID.
+	 * Under mm the master's leaves over the module are not global, and
+	 * INVLPG, all a range flush does for a few pages, drops them from
+	 * the current PCID only.
+	 */
+	ktr_arch_flush_all();
 	if (!KTR_ARCH_LEAF_MOVE_BREAKS && ktr.text_mutex)
 		mutex_unlock(ktr.text_mutex);
 }
@@ -219,5 +225,5 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 	ktr_test_lifetime("leaves_global module=%s global=%d changed=%d",
 			  km->name, global, changed);
 	if (changed)
-		ktr_module_flush();
+		ktr_arch_flush_all();	/* every PCID: see ktr_module_move_leaves() */
 }

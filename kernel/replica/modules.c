@@ -149,6 +149,8 @@ static void free_module_replicas(struct ktr_module *km)
 
 	ktr_test_lifetime("freeing module=%s chunks=%d", km->name,
 			  km->nr_chunks);
+	/* a master leaf still not global would outlive its module's replication */
+	WARN_ON_ONCE(km->nr_global_cleared);
 	for (i = 0; i < km->nr_chunks; i++)
 		ktr_free_chunk_replicas(&km->chunks[i]);
 	for (i = 0; km->master_copies && i < km->nr_chunks; i++) {

@@ -57,12 +57,18 @@ bool ktr_test_propagate(void)
 }
 NOKPROBE_SYMBOL(ktr_test_propagate);
 
+static bool lifetime_log;
+module_param(lifetime_log, bool, 0444);
+MODULE_PARM_DESC(lifetime_log, "test build: log each leaf move, TLB flush and free, in order (\"lifetime seq=N ...\")");
+
 void ktr_test_lifetime(const char *fmt, ...)
 {
 	static atomic_t seq = ATOMIC_INIT(0);
 	struct va_format vaf;
 	va_list args;
 
+	if (!lifetime_log)
+		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;

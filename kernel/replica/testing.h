@@ -38,7 +38,8 @@ int ktr_mirror_force_miss(void);			/* mirror.c */
  * reachable (a leaf moved, every TLB flushed, pages freed), one kernel
  * log line each with a sequence number: a TCG guest drops its whole TLB
  * on every CR3 write, so a stale entry cannot be seen there, and the
- * tests assert this order instead.
+ * tests assert this order instead. Only with lifetime_log=1: the other
+ * tests' expected logs hold none of it.
  */
 __printf(1, 2) void ktr_test_lifetime(const char *fmt, ...);
 #else

@@ -96,7 +96,7 @@ def main():
     dumps = {}
     lines = []
     try:
-        with ktvm.Guest("x86_64", "2x2", initrd, cmdline="nopti",
+        with ktvm.Guest("x86_64", "2x2", initrd, cmdline="nopti log_buf_len=4M",
                         timeout=400, mem_per_node=MEM_PER_NODE >> 20) as g:
             try:
                 at = 0
