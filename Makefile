@@ -43,7 +43,7 @@ export KTREPL_CACHE
 export KTREPL_KERNEL := $(KERNEL)
 export KTREPL_OTHER_KERNEL := $(OTHER_KERNEL)
 
-.PHONY: all deps check-deps kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other kernel-every tools tools-arm64 crash-ext crash-ext-arm64 check unit-check vm-check fuzz sanitize-check \
+.PHONY: all deps check-deps kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other kernel-every tools tools-arm64 crash-ext crash-ext-arm64 check unit-check mutation-check vm-check fuzz sanitize-check \
 	demo install clean help debug-kernel debug-modules debug-check
 
 all: kernel tools
@@ -58,6 +58,7 @@ help:
 	@echo "make tools       ktrepl-dump, ktrepl-top, ktrepl-bench and the shared library"
 	@echo "make crash-ext   the crash extension (host arch); crash-ext-arm64 for arm64 dumps"
 	@echo "make check       every test (unit + real NUMA guests), TAP"
+	@echo "make mutation-check  the library's breaks (tests/mutations.txt): unit-check must fail on each; not in make check"
 	@echo "make fuzz        the parsers under libFuzzer (FUZZ_SECONDS=$(FUZZ_SECONDS) each)"
 	@echo "make demo        boot a 2-node guest and show ktrepl at work"
 	@echo "make install     PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
@@ -139,6 +140,14 @@ crash-ext-arm64: tools-arm64
 
 unit-check: tools
 	$(MAKE) -C tests/unit check OUTPUT=$(TOOLS_OUT)
+
+# Each break of the library in tests/mutations.txt, one at a time in a
+# copy of the tree (with this build's output, so each rebuilds little):
+# unit-check must fail on every one. Slow, so not in make check. The
+# script runs its own make in the copy, without this one's jobserver;
+# MUTATION_ONLY=<regex> runs some, KEEP=1 keeps the copy.
+mutation-check: tools
+	MAKEFLAGS= MAKELEVEL= tests/mutation-check.sh
 
 # Its twelve builds are independent (each in its own tree): make check
 # builds them in parallel, and the guests then run without make's

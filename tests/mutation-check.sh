@@ -114,6 +114,7 @@ cur=''
 restore() {
 	cp "$tmp/pristine/$1" "$copy/$1"
 }
+# shellcheck disable=SC2317 # called by the traps
 cleanup() {
 	[ -z "$cur" ] || restore "$cur"
 	if [ "${KEEP:-0}" = 1 ]; then
@@ -125,6 +126,7 @@ cleanup() {
 # make runs in the background so that a signal stops the run at once:
 # the make under way (timeout's process group) is ended first
 child=''
+# shellcheck disable=SC2317 # called by the traps
 interrupted() {
 	if [ -n "$child" ]; then
 		kill -TERM "$child" 2>/dev/null
