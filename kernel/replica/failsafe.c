@@ -153,10 +153,11 @@ static void failsafe_fn(struct work_struct *work)
 		       reason_names[last_reason]);
 		goto out_changed;
 	}
-	ktr_notify_changed(true);
+	/* first off the node tables, then say so and tell the publisher */
+	ktr_activation_pause();
 	pr_err("fail-safe (%s): a write may have missed the replicas; every CPU and process is back on the master's tables\n",
 	       reason_names[last_reason]);
-	ktr_activation_pause();
+	ktr_notify_changed(true);
 	refusal = repair_and_check(why);
 	if (refusal) {
 		given_up = true;

@@ -63,17 +63,17 @@ struct ktr_bound {
  * bind_lock: the bound list, the past ring, the events' tail, mm_on and
  * list_dirty. The scan work, the bind file, the debugfs lists, the test
  * build's injection and mm_stop() take it. The fork and exec probes
- * never do: they run with preemption off, write one mm's image entry
- * (any value they write maps the same bytes) and claim an event slot
- * with an atomic, which the scan drains under the lock. mm_start() and
- * mm_stop() rewrite the leaves' global bits outside it: only load,
- * unload and the fail-safe (under failsafe_lock) call them, one at a
- * time.
+ * never do: they run with preemption off, read mm_on locklessly, write
+ * one mm's image entry (any value they write maps the same bytes) and
+ * claim an event slot with an atomic, which the scan drains under the
+ * lock. mm_start() and mm_stop() rewrite the leaves' global bits outside
+ * it: only load, unload and the fail-safe (under failsafe_lock) call
+ * them, one at a time.
  */
 static DEFINE_MUTEX(bind_lock);
 static LIST_HEAD(bound_list);
 static bool auto_bind = true;
-static bool mm_on;		/* under bind_lock */
+static bool mm_on;		/* written under bind_lock */
 static bool list_dirty;		/* under bind_lock: tell the publisher */
 static int kernel_slot;		/* the top-level index of the image */
 static atomic64_t nr_binds, nr_unbinds;
@@ -542,7 +542,8 @@ static void probe_fork(void *data, struct task_struct *parent,
 {
 	int nid;
 
-	if (!READ_ONCE(auto_bind) || !child->mm || child->mm == parent->mm)
+	if (!READ_ONCE(mm_on) || !READ_ONCE(auto_bind) || !child->mm ||
+	    child->mm == parent->mm)
 		return;
 	nid = task_confined_node(child);
 	if (nid == NUMA_NO_NODE)
@@ -561,7 +562,8 @@ static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 {
 	int nid;
 
-	if (!READ_ONCE(auto_bind) || !p->mm || p->mm != current->mm)
+	if (!READ_ONCE(mm_on) || !READ_ONCE(auto_bind) || !p->mm ||
+	    p->mm != current->mm)
 		return;
 	nid = task_confined_node(p);
 	if (nid == NUMA_NO_NODE)
@@ -666,7 +668,7 @@ static const char *mm_start(void)
 		return "tracepoint_registration_failed";
 	}
 	mutex_lock(&bind_lock);
-	mm_on = true;
+	WRITE_ONCE(mm_on, true);
 	mutex_unlock(&bind_lock);
 	mod_delayed_work(system_wq, &scan_work, 0);
 	return NULL;
@@ -707,7 +709,14 @@ static void mm_stop(void)
 		mutex_unlock(&bind_lock);
 		return;
 	}
-	mm_on = false;
+	/*
+	 * At once, before anything waits: every mm back on the master's
+	 * entry and every TLB flushed (a fail-safe's first step). The
+	 * probes see mm_on off from here on.
+	 */
+	WRITE_ONCE(mm_on, false);
+	sweep();
+	ktr_arch_flush_all();
 	mutex_unlock(&bind_lock);
 	tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
 	tracepoint_probe_unregister(tp_exec, probe_exec, NULL);
@@ -716,6 +725,7 @@ static void mm_stop(void)
 	mutex_lock(&bind_lock);
 	list_for_each_entry_safe(b, tmp, &bound_list, list)
 		drop_bound(b);
+	/* what a probe that read mm_on before the store pointed since */
 	sweep();
 	restore_global();
 	ktr_test_lifetime("core_leaves_global restored");
