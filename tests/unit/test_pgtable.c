@@ -91,6 +91,38 @@ static void test_x86(bool five)
 	unlink(path);
 }
 
+/* a 1 GiB leaf (PS at the PUD level), as the direct map has them */
+static void test_x86_1g(void)
+{
+	char path[] = "/tmp/ktrepl-pgt-XXXXXX";
+	const uint64_t va = 0xffff888040000000ull;
+	struct kt_pt_geometry geo;
+	struct kt_memsrc *src;
+	struct kt_mapping m;
+	struct kt_err err;
+	int ret;
+
+	memset(img, 0, IMG_SIZE);
+	kt_arch_x86_64.configure(&geo, 4, 12, 0, &err);
+	put(0x1000 + 8 * idx(va, geo.shift[0], 9), 0x2000 | 0x63);
+	/* present, RW, PS, global, NX: beyond the image, never read */
+	put(0x2000 + 8 * idx(va, geo.shift[1], 9),
+	    0x40000000 | 0x8000000000000183ull);
+	src = open_img(path);
+	if (!src)
+		return;
+	ret = kt_translate(&kt_arch_x86_64, &geo, src, 0x1000, va + 0x1234,
+			   &m, &err);
+	tap_ok(!ret && m.present && m.size == 1ull << 30 &&
+		       m.pa == 0x40001234 && m.level == 1 && m.global &&
+		       m.writable && !m.executable,
+	       "1G leaf decoded (ret %d pa 0x%llx size 0x%llx level %d): %s",
+	       ret, (unsigned long long)m.pa, (unsigned long long)m.size,
+	       m.level, ret ? err.msg : "ok");
+	kt_memsrc_close(src);
+	unlink(path);
+}
+
 /*
  * high: output-address bits above 48 on the leaf. With 52-bit VAs on 4K
  * or 16K pages (LPA2), PA[49:48] stay in place and PA[51:50] sit in the
@@ -217,6 +249,7 @@ int main(void)
 	tap_header();
 	test_x86(false);
 	test_x86(true);
+	test_x86_1g();
 	test_arm64(4, 48, 0xffff800008010000ull, 0);
 	test_arm64(4, 39, 0xffffffc008010000ull, 0);
 	test_arm64(16, 47, 0xffff800008010000ull, 0);
