@@ -21,15 +21,17 @@
  *   run (0600)   write "iterations=N phase=P" (P: warmup, before, after),
  *                then read back from the same open file
  *                "node=... iterations=... ns=... phase=... delayed=0|1"
- *   static_key (0400)  each read enables, then disables, a static key
- *                whose one branch lies in this module's text, and says
- *                "ns=... enabled_seen=0|1": the cost of a jump label flip
+ *   static_key (0600)  each write enables, then disables, a static key
+ *                whose one branch lies in this module's text; a read of
+ *                the same open file then says "ns=... enabled_seen=0|1":
+ *                the cost of a jump label flip (a read patches nothing)
  *                (ktrepl-bench costs; with ktrepl.ko loaded every replica
  *                of the site is written too)
  *
- * delay_node, delay_us and delay_phase exist to test the harness: they
- * add a fixed sleep inside one node's timed runs of one phase, a
- * slowdown ktrepl-bench must report as significant on that node alone.
+ * delay_node, delay_us and delay_phase, in the test build only, test the
+ * harness: they add a fixed sleep inside one node's timed runs of one
+ * phase, a slowdown ktrepl-bench must report as significant on that node
+ * alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,17 +58,24 @@ unsigned long ktrepl_bench_text_body(void);
 /* far more than any run needs; bounds a mistyped request */
 #define BENCH_MAX_ITERATIONS 1000000U
 
+/* the harness's own test (make kernel-test only): none in the shipped module */
+#ifdef KTREPL_TEST
 static int delay_node = -1;
 module_param(delay_node, int, 0444);
-MODULE_PARM_DESC(delay_node, "tests: the node whose runs get delay_us added (default -1: none)");
+MODULE_PARM_DESC(delay_node, "test build: the node whose runs get delay_us added (default -1: none)");
 
 static unsigned int delay_us;
 module_param(delay_us, uint, 0444);
-MODULE_PARM_DESC(delay_us, "tests: microseconds slept inside each timed run of delay_node");
+MODULE_PARM_DESC(delay_us, "test build: microseconds slept inside each timed run of delay_node");
 
 static char *delay_phase = "any";
 module_param(delay_phase, charp, 0444);
-MODULE_PARM_DESC(delay_phase, "tests: the runs delayed: before, after or any (default; never warmup)");
+MODULE_PARM_DESC(delay_phase, "test build: the runs delayed: before, after or any (default; never warmup)");
+#else
+static const int delay_node = -1;
+static const unsigned int delay_us;
+static const char *const delay_phase = "any";
+#endif
 
 static struct dentry *bench_dir;
 
@@ -232,32 +241,68 @@ static ssize_t bench_info_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
-static ssize_t bench_static_key_read(struct file *file, char __user *ubuf,
-				     size_t len, loff_t *ppos)
-{
+/* one open file's last flip; NULL until it wrote one */
+struct bench_flip {
+	u64 ns;
 	bool seen;
-	char buf[64];
-	u64 start, ns;
-	int n;
+	bool done;
+};
 
-	if (*ppos)
-		return 0;	/* one flip per read, not per chunk */
+static int bench_static_key_open(struct inode *inode, struct file *file)
+{
+	file->private_data = kzalloc(sizeof(struct bench_flip), GFP_KERNEL);
+	return file->private_data ? nonseekable_open(inode, file) : -ENOMEM;
+}
+
+static int bench_static_key_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+/* a write flips the key: patching kernel text is never a read's side effect */
+static ssize_t bench_static_key_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct bench_flip *flip = file->private_data;
+	u64 start;
+
 	mutex_lock(&bench_flip_lock);
 	start = ktime_get_ns();
 	static_branch_enable(&bench_flip_key);
-	seen = bench_flip_site();
+	flip->seen = bench_flip_site();
 	static_branch_disable(&bench_flip_key);
-	ns = ktime_get_ns() - start;
+	flip->ns = ktime_get_ns() - start;
+	flip->done = true;
 	mutex_unlock(&bench_flip_lock);
-	n = scnprintf(buf, sizeof(buf), "ns=%llu enabled_seen=%d\n", ns, seen);
+	return len;
+}
+
+static ssize_t bench_static_key_read(struct file *file, char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	struct bench_flip *flip = file->private_data;
+	char buf[64];
+	int n;
+
+	mutex_lock(&bench_flip_lock);
+	if (!flip->done) {
+		mutex_unlock(&bench_flip_lock);
+		return -ENODATA;
+	}
+	n = scnprintf(buf, sizeof(buf), "ns=%llu enabled_seen=%d\n", flip->ns,
+		      flip->seen);
+	mutex_unlock(&bench_flip_lock);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
 static const struct file_operations bench_static_key_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = bench_static_key_open,
+	.release = bench_static_key_release,
+	.write = bench_static_key_write,
 	.read = bench_static_key_read,
-	.llseek = default_llseek,
 };
 
 static const struct file_operations bench_info_fops = {
@@ -283,7 +328,7 @@ static int __init bench_text_init(void)
 	}
 	debugfs_create_file("info", 0400, bench_dir, NULL, &bench_info_fops);
 	debugfs_create_file("run", 0600, bench_dir, NULL, &bench_run_fops);
-	debugfs_create_file("static_key", 0400, bench_dir, NULL,
+	debugfs_create_file("static_key", 0600, bench_dir, NULL,
 			    &bench_static_key_fops);
 	pr_info("%lu bytes of text at node %d\n",
 		(unsigned long)KTREPL_BENCH_TEXT_BYTES, numa_node_id());

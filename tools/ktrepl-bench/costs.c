@@ -159,6 +159,26 @@ static void ftrace_cost(struct bench_cost *k, int reps)
 	set_value(k, median(t, reps));
 }
 
+/* a write flips the key, a read of the same open file says how long */
+static bool flip_static_key(char *buf, size_t len)
+{
+	int fd = open(BENCH_STATIC_KEY, O_RDWR | O_CLOEXEC);
+	ssize_t n = -1;
+	int saved;
+
+	if (fd < 0)
+		return false;
+	if (write(fd, "flip\n", 5) == 5)
+		n = read(fd, buf, len - 1);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 static void static_key_cost(struct bench_cost *k, int reps)
 {
 	double t[MAX_REPS];
@@ -167,9 +187,9 @@ static void static_key_cost(struct bench_cost *k, int reps)
 	int i;
 
 	for (i = 0; i < reps; i++) {
-		if (!bench_read_file(BENCH_STATIC_KEY, buf, sizeof(buf))) {
+		if (!flip_static_key(buf, sizeof(buf))) {
 			snprintf(k->reason, sizeof(k->reason),
-				 "%s: unreadable (%s): a bench module without the static_key knob?",
+				 "%s: no flip (%s): a bench module without the static_key knob?",
 				 BENCH_STATIC_KEY, strerror(errno));
 			return;
 		}
