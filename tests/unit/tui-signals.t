@@ -224,16 +224,30 @@ if os.geteuid() == 0 and setpriv:
         r = subprocess.run([*nobody, *caps, TOP, "-b", "-n", "1", "-d",
                             "0.1", *args], capture_output=True, text=True,
                            timeout=60)
-        refused = "needs root or CAP_PERFMON" in r.stderr
+        refused = "needs root or the capabilities it lacks" in r.stderr
         if gate:
-            ok(r.returncode == 2 and refused,
-               "not root, no CAP_PERFMON: exit 2, 'needs root or "
-               "CAP_PERFMON'", r.stdout + r.stderr)
+            ok(r.returncode == 2 and refused and
+               "CAP_PERFMON (perf_event_open" in r.stderr,
+               "not root, no CAP_PERFMON: exit 2, 'needs root or the "
+               "capabilities it lacks: CAP_PERFMON'", r.stdout + r.stderr)
         else:
             ok(not refused and (r.returncode == 0 or
                                 "perf_event_open" in r.stderr),
                "not root, CAP_PERFMON: let through to the sampler",
                r.stdout + r.stderr)
+    # CAP_PERFMON alone, and a kcore only root may read: named, not let
+    # through to fail later
+    kcore = args[args.index("--kcore") + 1]
+    os.chmod(kcore, 0o600)
+    r = subprocess.run([*nobody, "--inh-caps=+perfmon",
+                        "--ambient-caps=+perfmon", TOP, "-b", "-n", "1",
+                        "-d", "0.1", *args], capture_output=True, text=True,
+                       timeout=60)
+    os.chmod(kcore, 0o644)
+    ok(r.returncode == 2 and "CAP_DAC_READ_SEARCH (reading " + kcore
+       in r.stderr and "CAP_PERFMON (" not in r.stderr,
+       "not root, CAP_PERFMON, kcore root-only: exit 2, naming "
+       "CAP_DAC_READ_SEARCH and only it", r.stdout + r.stderr)
 else:
     tap.skip("CAP_PERFMON without root", "needs root and setpriv")
 

@@ -4,6 +4,8 @@
  * wait, and turning them into frames; the front ends only draw.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lockdown.h"
 #include "top.h"
 
 /*
@@ -112,15 +115,68 @@ static int start_sampling(struct top *top, struct kt_err *err)
 	return ret;
 }
 
+/* one more of what a caller lacks, "; " between them */
+static void lacks(char *buf, size_t len, const char *what)
+{
+	size_t n = strlen(buf), w;
+
+	if (n && n + 2 < len) {
+		memcpy(buf + n, "; ", 2);
+		n += 2;
+	}
+	w = strnlen(what, len - n - 1);
+	memcpy(buf + n, what, w);
+	buf[n + w] = '\0';
+}
+
+/*
+ * Not root: each thing ktrepl-top needs, checked as the kernel will,
+ * and every missing one named, so that CAP_PERFMON alone is not let
+ * through to fail later on /proc/kcore or ktrepl's 0400 files.
+ */
+static int check_access(const struct top *top, struct kt_err *err)
+{
+	char missing[512] = "", path[4096];
+	bool real_kcore = !strcmp(top->opts.kcore_path, "/proc/kcore");
+
+	if (geteuid() == 0)
+		return 0;
+	if (!kt_sampler_privileged())
+		lacks(missing, sizeof(missing),
+		      "CAP_PERFMON (perf_event_open on every CPU; see kernel.perf_event_paranoid)");
+	if (real_kcore && !kt_have_cap(CAP_SYS_RAWIO))
+		lacks(missing, sizeof(missing), "CAP_SYS_RAWIO (opening /proc/kcore)");
+	if (faccessat(AT_FDCWD, top->opts.kcore_path, R_OK, AT_EACCESS)) {
+		snprintf(path, sizeof(path),
+			 "CAP_DAC_READ_SEARCH (reading %s: %s)",
+			 top->opts.kcore_path, strerror(errno));
+		lacks(missing, sizeof(missing), path);
+	}
+	snprintf(path, sizeof(path), "%s/summary", top->opts.debugfs_dir);
+	if (!faccessat(AT_FDCWD, top->opts.debugfs_dir, F_OK, AT_EACCESS) &&
+	    faccessat(AT_FDCWD, path, R_OK, AT_EACCESS)) {
+		snprintf(path, sizeof(path),
+			 "CAP_DAC_READ_SEARCH (ktrepl's root-only files in %s)",
+			 top->opts.debugfs_dir);
+		lacks(missing, sizeof(missing), path);
+	}
+	if (missing[0])
+		return kt_err_set(err, EPERM,
+				  "needs root or the capabilities it lacks: %s",
+				  missing);
+	return 0;
+}
+
 int top_open(struct top *top, struct kt_err *err)
 {
 	struct kt_target target;
 	int cpus[KT_NUMA_MAX_CPUS], nr = 0, i, ret;
 
-	if (!kt_sampler_privileged() && !getenv("KTREPL_NO_ROOT_CHECK"))
-		return kt_err_set(err, EPERM,
-				  "needs root or CAP_PERFMON: it samples every CPU with perf_event_open (see kernel.perf_event_paranoid) and reads %s",
-				  top->opts.kcore_path);
+	if (!getenv("KTREPL_NO_ROOT_CHECK")) {
+		ret = check_access(top, err);
+		if (ret)
+			return ret;
+	}
 	ret = kt_numa_load(&top->numa, top->opts.sysfs_dir, err);
 	if (ret)
 		return ret;
