@@ -32,8 +32,21 @@ check() {
 	shift
 	if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
-# the plan last; status 0 when nothing failed
+# tap_plan N: the plan first, before any check, so that a test that
+# stops early fails (done_testing then checks that N were run)
+T_PLAN=
+tap_plan() {
+	T_PLAN=$1
+	echo "1..$1"
+}
+# the plan last when tap_plan gave none; status 0 when nothing failed
+# (and, after tap_plan, the planned number of checks ran)
 done_testing() {
-	echo "1..$T_N"
+	if [ -z "$T_PLAN" ]; then
+		echo "1..$T_N"
+	elif [ "$T_N" != "$T_PLAN" ]; then
+		echo "# planned $T_PLAN, ran $T_N"
+		return 1
+	fi
 	[ $T_FAIL = 0 ]
 }

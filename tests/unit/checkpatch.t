@@ -14,6 +14,8 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 files=$(cd "$top" && find kernel -name '*.[ch]' | sort)
+# one check per file
+tap_plan "$(printf '%s\n' $files | grep -c .)"
 printf '%s\n' $files | xargs -P "$(nproc)" -I{} sh -c '
 	f=$1
 	# the compatibility header exists to test the kernel'"'"'s version

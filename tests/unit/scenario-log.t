@@ -14,6 +14,7 @@ export TAP_SH="$HERE/../tap.sh" KMSG="$T/kmsg" TMPDIR="$T"
 dmesg() { sed 's/^<[0-9]>//; s/^/[    1.000000] /' "$KMSG"; }
 . "$HERE/../vm/guest/lib.sh"
 tap_header
+tap_plan 19
 
 # each case runs in a subshell so that its failures are its own: the
 # outer TAP counts only whether check_log said what it should

@@ -2,16 +2,34 @@
 #ifndef KTREPL_TEST_TAP_H
 #define KTREPL_TEST_TAP_H
 
-/* kselftest-style TAP for the unit tests: exit 0 pass, 1 fail, 4 skip. */
+/*
+ * kselftest-style TAP for the unit tests: exit 0 pass, 1 fail, 4 skip.
+ * The plan comes first (tap_plan, as kselftest's ksft_set_plan), so that
+ * a test that stops early fails: tap_finish fails when the points run
+ * are not the points planned, or when there was no plan.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_n, tap_failed;
+static int tap_n, tap_failed, tap_planned = -1;
 
 static inline void tap_header(void)
 {
 	printf("TAP version 13\n");
+}
+
+/* 1..n, right after the header and before any point */
+static inline void tap_plan(int n)
+{
+	if (tap_planned >= 0 || tap_n) {
+		printf("# tap_plan(%d) after %s\n", n,
+		       tap_n ? "the first point" : "a plan");
+		tap_failed++;
+		return;
+	}
+	tap_planned = n;
+	printf("1..%d\n", n);
 }
 
 #define tap_ok(cond, ...)                                          \
@@ -66,9 +84,18 @@ static inline void tap_header(void)
 		printf("\n");                \
 	} while (0)
 
+/* the plan was printed first: here only whether it held */
 static inline int tap_finish(void)
 {
-	printf("1..%d\n", tap_n);
+	if (tap_planned < 0) {
+		printf("# no plan: call tap_plan(N) after tap_header (ran %d)\n",
+		       tap_n);
+		return 1;
+	}
+	if (tap_n != tap_planned) {
+		printf("# planned %d, ran %d\n", tap_planned, tap_n);
+		return 1;
+	}
 	return tap_failed ? 1 : 0;
 }
 

@@ -816,6 +816,7 @@ int main(void)
 	if (!img)
 		return 1;
 	tap_header();
+	tap_plan(64);
 	test_diff_coalescer();
 	for (i = 0; i < sizeof(verify_cases) / sizeof(verify_cases[0]); i++)
 		run_verify_case(&verify_cases[i]);

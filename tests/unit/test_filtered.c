@@ -576,6 +576,8 @@ int main(void)
 	uint64_t p;
 
 	tap_header();
+	/* 22 points before the kdump formats, 7 for each of them */
+	tap_plan(22 + sizeof(kd_formats) / sizeof(kd_formats[0]) * 7);
 	if (!mem)
 		return 1;
 	/* "RAM" that is not zero, so that zeros prove the excluded part */

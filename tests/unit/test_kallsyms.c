@@ -554,6 +554,7 @@ static int dump_mode(const char *core, const char *expect, bool subset)
 	int ret;
 
 	tap_header();
+	tap_plan(3);
 	kt_err_clear(&err);
 	ret = kt_memsrc_open_vmcore(&src, core, &err);
 	/* the master's tables where ktrepl ran, the kernel's own otherwise */
@@ -631,6 +632,8 @@ int main(int argc, char **argv)
 		return dump_mode(argv[2], argv[4],
 				 argc > 5 && !strcmp(argv[5], "--subset"));
 	tap_header();
+	/* 4 points and 9 damaged copies per fixture, 3 for the big symbol */
+	tap_plan(sizeof(fixtures) / sizeof(fixtures[0]) * 13 + 3);
 	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
 		fixture_tests(fixtures[i]);
 	big_symbol_test();

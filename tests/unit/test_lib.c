@@ -208,6 +208,7 @@ static void test_foreign_symbols(void)
 int main(void)
 {
 	tap_header();
+	tap_plan(20);
 	test_foreign_symbols();
 	test_err();
 	test_json();

@@ -448,6 +448,7 @@ int main(void)
 	struct kt_memsrc *src;
 
 	tap_header();
+	tap_plan(45);
 	img = calloc(1, IMG_SIZE);
 	build_tables(MASTER_ROOT, 0x200000);
 	build_tables(NODE1_ROOT, NODE1_BASE + 0x200000);

@@ -206,6 +206,7 @@ static void test_err(void)
 int main(void)
 {
 	tap_header();
+	tap_plan(32);
 	test_parse();
 	test_read();
 	test_explain();

@@ -247,6 +247,7 @@ int main(void)
 	if (!img)
 		return 1;
 	tap_header();
+	tap_plan(37);
 	test_x86(false);
 	test_x86(true);
 	test_x86_1g();

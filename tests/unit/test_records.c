@@ -176,6 +176,7 @@ int main(void)
 	char why[160];
 
 	tap_header();
+	tap_plan(10);
 	check_file("replicas", replicas, 2);
 	check_file("pgds", pgds, 2);
 	check_file("patches", patches, 2);

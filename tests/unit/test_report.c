@@ -272,6 +272,7 @@ int main(void)
 	if (!img)
 		return 1;
 	tap_header();
+	tap_plan(12);
 	fx_init(&fx, img);
 	break_fixture(&fx);
 	if (fx_open(&fx)) {

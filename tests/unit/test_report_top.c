@@ -408,6 +408,7 @@ int main(void)
 	struct kt_top_frame f;
 
 	tap_header();
+	tap_plan(22);
 	f = (struct kt_top_frame){
 		.frame = 7,
 		.event = "cpu-clock",

@@ -845,6 +845,7 @@ int main(void)
 	uint64_t pa;
 
 	tap_header();
+	tap_plan(65);
 	test_summary_table();
 	test_record_tables();
 	memset(&live, 0, sizeof(live));

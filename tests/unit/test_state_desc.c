@@ -346,15 +346,14 @@ static void load(uint8_t *buf, size_t len, struct loaded *out)
 }
 
 /*
- * Every length a header has had (each late field's end, rounded to the
- * 8 bytes the node array starts on), and each state fact a late field
- * feeds: there exactly when the header reaches that field's end.
+ * Every length a header has had: each late field's end, rounded to the
+ * 8 bytes the node array starts on (the ABI's table, not a test's run)
  */
-static void test_header_lengths(bool counted)
+static int header_ends(uint32_t ends[KTREPL_DESC_L_NR + 1])
 {
 	const struct ktrepl_desc_late *f = ktrepl_desc_late_fields();
-	uint32_t ends[KTREPL_DESC_L_NR + 1], hdr_end;
-	int id, n = 0, k;
+	uint32_t hdr_end;
+	int id, n = 0;
 
 	ends[n++] = KTREPL_DESC_BASE_END;
 	for (id = 0; id < KTREPL_DESC_L_NR; id++) {
@@ -362,6 +361,22 @@ static void test_header_lengths(bool counted)
 		if (hdr_end != ends[n - 1])
 			ends[n++] = hdr_end;
 	}
+	return n;
+}
+
+/* the points test_header_lengths makes for each header length */
+#define HEADER_LENGTH_POINTS 11
+
+/*
+ * Each header length, and each state fact a late field feeds: there
+ * exactly when the header reaches that field's end.
+ */
+static void test_header_lengths(bool counted)
+{
+	const struct ktrepl_desc_late *f = ktrepl_desc_late_fields();
+	uint32_t ends[KTREPL_DESC_L_NR + 1], hdr_end;
+	int id, n = header_ends(ends), k;
+
 	for (k = 0; k < n; k++) {
 		struct loaded l;
 		char junk[256] = "";
@@ -453,7 +468,11 @@ static void test_seal_and_short(void)
 
 int main(void)
 {
+	uint32_t ends[KTREPL_DESC_L_NR + 1];
+
 	tap_header();
+	/* 13 points, and each header length's, counted and not */
+	tap_plan(13 + 2 * HEADER_LENGTH_POINTS * header_ends(ends));
 	test_header_list();
 	test_late_table();
 	test_has();
