@@ -34,7 +34,8 @@ HOST_PKGS=(build-essential bc flex bison libssl-dev kmod cpio libkdumpfile-dev l
 	python3 socat tmux e2fsprogs "${kernel_pkgs[@]}"
 	clang libclang-rt-14-dev prometheus bash-completion
 	debhelper dh-dkms dkms lintian dpkg-dev
-	python3-drgn libelf-dev:arm64 libdw-dev:arm64 libkdumpfile-dev:arm64
+	python3-drgn python3-jsonschema libelf-dev:arm64 libdw-dev:arm64
+	libkdumpfile-dev:arm64
 	libncurses-dev:arm64)
 
 as_root() {

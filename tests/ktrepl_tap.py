@@ -2,19 +2,34 @@
 """The one TAP producer of the Python tests: the unit .t files use it as
 it is, the guest tests through ktvm.Tap, which adds the guest's own lines.
 A failed check prints what it got and wanted (diag), last lines first
-kept."""
+kept. The plan comes last, unless plan(n) gave it first: done() then
+fails when the checks run are not n, so that a test that stops early
+fails."""
+
+import os
+import subprocess
+
+# tests/json-schema-check, and the schemas it reads (tests/schemas/)
+SCHEMA_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "json-schema-check")
 
 
 class Tap:
     def __init__(self, header=True):
         self.n = 0
         self.failed = 0
+        self.planned = None
         if header:
             self.header()
 
     @staticmethod
     def header():
         print("TAP version 13", flush=True)
+
+    def plan(self, n):
+        """1..n, after the header and before any check."""
+        self.planned = n
+        print(f"1..{n}", flush=True)
 
     def ok(self, cond, desc, diag=None):
         self.n += 1
@@ -25,6 +40,22 @@ class Tap:
             for line in str(diag).splitlines()[-40:]:
                 print(f"# {line}", flush=True)
         return cond
+
+    def ok_schema(self, schema, text, desc, lines=False):
+        """ok when text, one JSON value (lines: one per line, ktrepl-top
+        -j), is valid against tests/schemas/SCHEMA.schema.json; else the
+        validator's errors (path into the document: message) as got"""
+        try:
+            r = subprocess.run([SCHEMA_CHECK, *(["--lines"] if lines else []),
+                                schema, "-"], input=text,
+                               capture_output=True, text=True, timeout=60)
+            cond, got = r.returncode == 0, r.stdout + r.stderr
+        except (OSError, subprocess.SubprocessError) as e:
+            cond, got = False, f"{SCHEMA_CHECK}: {e}"
+        head = " ".join(text.split())
+        head = head if len(head) <= 300 else head[:300] + "..."
+        return self.ok(cond, desc, f"want: valid against {schema}\n"
+                       f"got: {got.rstrip()}\ndocument: {head}")
 
     def diag(self, text):
         for line in str(text).splitlines():
@@ -40,5 +71,9 @@ class Tap:
         raise SystemExit(0)
 
     def done(self):
-        print(f"1..{self.n}", flush=True)
+        if self.planned is None:
+            print(f"1..{self.n}", flush=True)
+        elif self.n != self.planned:
+            print(f"# planned {self.planned}, ran {self.n}", flush=True)
+            raise SystemExit(1)
         raise SystemExit(1 if self.failed else 0)
