@@ -29,6 +29,9 @@
    against the same without the module and with activation=workload
    (text global): what dropping global text entries costs a process that
    context-switches hard.
+8. `bench.py aa`: ktrepl-bench's A/A false-positive rate, x86_64 2x2,
+   over AA_RUNS A/A controls (default 20): the nodes flagged significant
+   (goal: no more than a 5% rate makes likely).
 Times under TCG are emulated; only the ratios mean something.
 
 --check: each goal is also judged (a "goal:" line, met or missed), and
@@ -393,11 +396,58 @@ def scaling_bench():
     os.unlink(path)
 
 
+def aa_bench():
+    """ktrepl-bench's A/A false-positive rate over AA_RUNS runs (default
+    20) of x86_64 2x2: each run's nodes, flagged or not. The man page
+    states at most 5% per node (a sign test over paired rounds); the goal
+    is a count of flags no higher than a binomial at 5% makes likely
+    (the smallest count with P(X >= k) < 5% is a miss)."""
+    import math
+    runs = int(os.environ.get("AA_RUNS", "20"))
+    sub = os.path.join(ktvm.BUILD, "tools", "ktrepl-bench", "ktrepl-bench")
+    ko = os.path.join(os.path.dirname(ktvm.ktrepl_ko("x86_64", test=True)),
+                      "ktrepl_bench_text.ko")
+    script = os.path.join(ktvm.BUILD, f"bench-aa-{os.getpid()}.sh")
+    with open(os.path.join(HERE, "guest", "aa.sh")) as f:
+        text = f.read()
+    with open(script, "w") as f:
+        f.write(text.replace("${AA_RUNS:-20}", str(runs)))
+    initrd = os.path.join(ktvm.BUILD, f"bench-aa-{os.getpid()}.gz")
+    ktvm.build_initramfs("x86_64", script, initrd, tools=[sub],
+                         files={"/lib/modules/ktrepl_bench_text.ko": ko})
+    with ktvm.Guest("x86_64", "2x2", initrd, timeout=600 + 60 * runs) as g:
+        _, lines = g.run_to_end()
+    os.unlink(initrd)
+    os.unlink(script)
+    flags = total = 0
+    for rec in records(lines, "aa"):
+        try:
+            doc = json.loads(rec)
+        except ValueError:
+            continue
+        for n in (doc.get("benchmarks") or [{}])[0].get("nodes", []):
+            total += 1
+            flags += bool(n.get("significant"))
+    if not total:
+        goal("ktrepl-bench A/A: nodes flagged", None, "<=", 0)
+        return
+    # the smallest k with P(X >= k) < 0.05 for X ~ Binomial(total, 0.05)
+    tail, k = 1.0, 0
+    while tail >= 0.05:
+        tail -= math.comb(total, k) * 0.05 ** k * 0.95 ** (total - k)
+        k += 1
+    print(f"ktrepl-bench A/A [x86_64 2x2]: {flags} of {total} node "
+          f"comparisons flagged ({100 * flags / total:.1f}%); at 5% a count "
+          f"of {k} or more has under 5% chance")
+    goal(f"ktrepl-bench A/A [x86_64 2x2], nodes flagged of {total}", flags,
+         "<=", k - 1)
+
+
 # one benchmark by name (the first named that is one); none: the lot
 SINGLE = {"verify-storm": verify_storm_bench, "modules": modules_bench,
           "top": top_bench, "top-busy": top_busy_bench, "mm": mm_bench,
           "ftrace": ftrace_bench, "load": load_bench,
-          "scaling": scaling_bench}
+          "scaling": scaling_bench, "aa": aa_bench}
 for name in SINGLE:
     if name in only:
         SINGLE[name]()

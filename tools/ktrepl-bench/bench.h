@@ -79,13 +79,15 @@ struct bench_node_result {
 	int node;
 	size_t samples;
 	struct bench_ci before, after;
-	double diff_pct;	/* (after - before) / before, medians */
-	double diff_lo_pct, diff_hi_pct;	/* from the two intervals */
+	double diff_pct;	/* median of the rounds' (after - before) / before */
+	double diff_lo_pct, diff_hi_pct;	/* its 95% interval */
 	double ci_pct;		/* the larger distance from diff to a bound */
-	bool significant;	/* the two intervals do not overlap */
+	bool significant;	/* that interval excludes 0 */
 };
 
-void bench_compare(struct bench_node_result *r);
+/* before[k] and after[k]: one node's two arms in round k */
+void bench_compare(struct bench_node_result *r, const double *before,
+		   const double *after, size_t n);
 
 struct bench_result {
 	const char *name;

@@ -465,7 +465,7 @@ void bench_engine_fill(const struct bench_engine *e, size_t s,
 		n->samples = e->rounds;
 		bench_median_ci(e->before[s][i], e->rounds, &n->before);
 		bench_median_ci(e->after[s][i], e->rounds, &n->after);
-		bench_compare(n);
+		bench_compare(n, e->before[s][i], e->after[s][i], e->rounds);
 	}
 }
 

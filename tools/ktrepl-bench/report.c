@@ -39,7 +39,7 @@ void bench_progress_end(void)
 
 static const char *NO_DIFF = "no significant difference";
 
-/* "-8.5% +-1.2%", or the words where the intervals overlap */
+/* "-8.5% +-1.2%", or the words where the paired interval holds 0 */
 static void diff_cell(const struct bench_node_result *n, char *buf, size_t len,
 		      const char *pm)
 {
