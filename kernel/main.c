@@ -12,6 +12,7 @@
 #include "debugfs/publish.h"
 #include "ktrepl_compat.h"
 #include "replica/engine.h"
+#include "replica/testing.h"
 
 static bool allow_untested;
 module_param(allow_untested, bool, 0444);
@@ -20,7 +21,7 @@ MODULE_PARM_DESC(allow_untested, "load on a kernel series the tests do not cover
 /* a kernel series nobody tested this module on: off unless asked */
 static int check_series(void)
 {
-	if (KTR_COMPAT_TESTED_SERIES)
+	if (KTR_COMPAT_TESTED_SERIES && !ktr_test_untested_series())
 		return 0;
 	if (!allow_untested) {
 		pr_err("not loaded: kernel %s is not a series ktrepl was tested on (%s); allow_untested=1 loads it anyway and taints the kernel\n",

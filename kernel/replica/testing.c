@@ -35,6 +35,15 @@ static bool propagate = true;
 module_param(propagate, bool, KTR_SAFETY_PARAM_PERM);
 MODULE_PARM_DESC(propagate, "test build: copy runtime text patches into every replica (default 1); 0 leaves them stale so the tools can be shown to find it");
 
+static bool untested_series;
+module_param(untested_series, bool, 0444);
+MODULE_PARM_DESC(untested_series, "test build: load as if this kernel's series were one the tests do not cover (allow_untested's refusal and taint)");
+
+bool ktr_test_untested_series(void)
+{
+	return untested_series;
+}
+
 bool ktr_test_inject_on(void)
 {
 	return fault_inject;

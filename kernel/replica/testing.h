@@ -28,6 +28,7 @@ bool ktr_test_inject_on(void);		/* fault_inject=1: debugfs 'inject' */
 unsigned int ktr_test_fail_alloc(void);	/* fail_alloc=k: the k-th allocation */
 bool ktr_test_bench(void);		/* bench=1: time a plain memcpy too */
 bool ktr_test_propagate(void);		/* propagate=0: patches left stale */
+bool ktr_test_untested_series(void);	/* untested_series=1 */
 int ktr_test_inject_allowed(void);	/* capability check, then taint */
 int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
@@ -48,6 +49,7 @@ static inline bool ktr_test_inject_on(void) { return false; }
 static inline unsigned int ktr_test_fail_alloc(void) { return 0; }
 static inline bool ktr_test_bench(void) { return false; }
 static inline bool ktr_test_propagate(void) { return true; }
+static inline bool ktr_test_untested_series(void) { return false; }
 #endif
 
 #endif

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # 100 load/unload cycles and an allocation failure at every step leak
-# nothing and leave nothing behind. Two scenarios, each with the kernel
-# log it must leave (lib.sh: start_test, check_log).
+# nothing and leave nothing behind, and scan_period_ms is obeyed. Three
+# scenarios, each with the kernel log it must leave (lib.sh: start_test,
+# check_log).
 . /lib.sh
 # Free memory including the per-CPU page lists, which MemFree leaves out
 # although freed pages (order 9 too) sit there until reused.
@@ -131,5 +132,48 @@ check "free memory back to baseline after the failure sweep (within 1 MiB)" \
 	test $((base - final)) -lt 1024
 check "every failed load freed every page it had allocated" all_freed
 check_log "each failure's log, then the load's" "$want"
+
+# TEST: scan period
+# - insmod scan_period_ms=600000: the load's own scan, then none for ten
+#   minutes (no fork or exec of a confined process asks for one)
+# - a running process confined afterwards (taskset -p: no fork, no exec)
+#   is not bound 3 s later: only a scan would bind it
+# - auto=1 on bind_ctl asks for a scan now: it is bound
+# - reloaded with the default (250 ms): the same confinement binds it
+#   within 3 s, with no help
+# Expected log: the two loads' and unloads'.
+start_test "scan period"
+bound() { grep -q "^pid=$1 " $D/bind; }
+check "insmod scan_period_ms=600000" \
+	logged insmod /lib/modules/ktrepl.ko scan_period_ms=600000
+check "the parameter reads 600000" \
+	test "$(cat /sys/module/ktrepl/parameters/scan_period_ms)" = 600000
+sleep 60 &
+P=$!
+sleep 1
+check "an unconfined process is not bound" sh -c "! grep -q '^pid=$P ' $D/bind"
+taskset -p -c 0 $P > /dev/null
+sleep 3
+if bound $P; then
+	not_ok "confined by taskset -p, it is not bound 3 s later (the next scan is 10 min away)"
+	grep "^pid=$P " $D/bind | sed 's/^/# got: /'
+else
+	ok "confined by taskset -p, it is not bound 3 s later (the next scan is 10 min away)"
+fi
+echo auto=1 > $D/bind_ctl
+check "auto=1 asks for a scan, which binds it" wait_for 3 bound $P
+check "rmmod" logged rmmod ktrepl
+sleep 60 &
+Q=$!
+check "insmod with the default period" logged insmod /lib/modules/ktrepl.ko
+check "the parameter reads 250" \
+	test "$(cat /sys/module/ktrepl/parameters/scan_period_ms)" = 250
+sleep 1
+taskset -p -c 0 $Q > /dev/null
+check "confined by taskset -p, a scan of the default period binds it within 3 s" \
+	wait_for 3 bound $Q
+check "rmmod" logged rmmod ktrepl
+kill $P $Q 2> /dev/null
+check_log "the loads' and unloads'" "$(load_log /lib/modules/ktrepl.ko scan_period_ms=600000; unload_log; load_log /lib/modules/ktrepl.ko; unload_log)"
 check_dmesg_clean
 done_testing
