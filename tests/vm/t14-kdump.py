@@ -45,11 +45,15 @@ RUNS = [
     ("x86_64", "insmod-first", ALL if MATRIX else ["lzo"]),
     ("x86_64", "unloaded", ALL if MATRIX else ["lzo"]),
     ("x86_64", "reloaded", ALL if MATRIX else ["elf"]),
+    ("x86_64", "trap", ["lzo"]),
     ("arm64", "kexec-first", ALL if MATRIX else ["lzo"]),
+    ("arm64", "trap", ["lzo"]),
 ]
 if MATRIX:
     RUNS += [("arm64", s, ALL) for s in ("insmod-first", "unloaded",
                                          "reloaded")]
+# the scenarios whose panic is an oops on the replica's own trap
+TRAPPED = {"trap"}
 
 tap = ktvm.Tap()
 VMLINUX = ktvm.debug_vmlinux()
@@ -62,7 +66,23 @@ def dump_tool(*args):
     return r.returncode, r.stdout, r.stderr
 
 
-def check_dump(arch, scenario, fmt, path, node, cpu):
+class Live:
+    """What the guest read from debugfs just before the panic, apart from
+    the descriptor the dump carries: every CPU's loaded root (pgds), and
+    the panicking shell's pid and the bindings it saw (mm)."""
+
+    def __init__(self, lines):
+        self.roots = {int(r["cpu"]): r["loaded_root_pa"] for r in
+                      map(ktvm.kv, ktvm.records(lines, "pgds"))
+                      if "loaded_root_pa" in r}
+        shell = [ktvm.kv(r) for r in ktvm.records(lines, "panic_shell")]
+        self.pid = shell[0].get("pid") if shell else None
+        self.mm_pgd = next((b["mm_pgd_pa"] for b in
+                            map(ktvm.kv, ktvm.records(lines, "bind_live"))
+                            if b.get("pid") == self.pid), None)
+
+
+def check_dump(arch, scenario, fmt, path, node, cpu, live):
     name = f"[{arch} {scenario} makedumpfile {' '.join(kdump.FORMATS[fmt])}" \
            f" -d {kdump.DUMP_LEVEL}]"
     sym_args = ["--vmlinux", VMLINUX] if arch == "x86_64" else []
@@ -86,18 +106,25 @@ def check_dump(arch, scenario, fmt, path, node, cpu):
            f"({len(at_panic)} of {len(cpus)})", json.dumps(cpus))
     me = next((c for c in cpus if c["cpu"] == cpu), {})
     if arch == "arm64":
-        tap.ok(me and me.get("recorded_root_pa") == me.get("expected_root_pa"),
-               f"{name} the panicking CPU {cpu} ran on node {node}'s root",
-               json.dumps(me))
+        # percpu: a CPU keeps its node's root, so the one it had loaded
+        # just before the panic is the one the panic recorded
+        got = {c["cpu"]: c.get("recorded_root_pa") for c in cpus}
+        tap.ok(len(live.roots) == 4 and got == live.roots and
+               got.get(cpu) != summ.get("master_root_pa"),
+               f"{name} every CPU's recorded root is the one pgds showed "
+               f"loaded before the panic, CPU {cpu}'s node {node}'s",
+               f"got {got}\nwant {live.roots} (master "
+               f"{summ.get('master_root_pa')})")
     else:
         # mm: the panicking shell was bound to its node's set, so its CPU
-        # had that process's mm loaded
-        mine = [b["mm_pgd_pa"] for b in summ.get("bound", [])
-                if b["node"] == node]
-        tap.ok(me and me.get("recorded_root_pa") in mine,
-               f"{name} the panicking CPU {cpu} ran the mm of a process "
-               f"bound to node {node}'s set",
-               f"{json.dumps(me)} bound {json.dumps(summ.get('bound'))}")
+        # had that process's mm loaded, as the shell read it from bind
+        tap.ok(live.mm_pgd is not None and
+               me.get("recorded_root_pa") == live.mm_pgd,
+               f"{name} the panicking CPU {cpu} ran the mm that bind showed "
+               f"for the panicking shell (pid {live.pid}), bound to node "
+               f"{node}'s set",
+               f"got {json.dumps(me)}\nwant recorded_root_pa "
+               f"{live.mm_pgd} (pid {live.pid})")
     rc, out, err = dump_tool("-j", "--vmcore", path, *sym_args, "verify")
     ver = json.loads(out) if out.startswith("{") else {}
     viol = ver.get("violations", [])
@@ -117,33 +144,84 @@ def check_dump(arch, scenario, fmt, path, node, cpu):
            json.dumps(viol)[:1500])
 
 
+def verdict_re(scenario, node):
+    """What -p must conclude: the trap scenarios panicked on the replica's
+    own trap at write_sysrq_trigger, the others through sysrq's crash,
+    which runs no byte the flip changed."""
+    if scenario in TRAPPED:
+        return (rf"^\s+[0-9a-f]{{16}} write_sysrq_trigger(\+0x0)?\s+IN A "
+                rf"DIVERGED RANGE: write_sysrq_trigger\+0x[01] len \d+.*"
+                rf"^verdict: the panic ran through 1 diverged range of node "
+                rf"{node}'s replica: a replica divergence is the likely "
+                rf"cause$")
+    return (rf"verdict: not in a diverged range \(\d+ ranges? differs? on "
+            rf"node {node}, none on the panic path\)")
+
+
+def verdict_desc(scenario, node):
+    if scenario in TRAPPED:
+        return (f"the trap at write_sysrq_trigger on node {node} is named, "
+                "and the verdict is a replica divergence")
+    return f"the flip on node {node} is not on the panic path"
+
+
 def check_crash(scenario, fmt, path, node, cpu):
     name = f"[x86_64 {scenario} makedumpfile {' '.join(kdump.FORMATS[fmt])}]"
-    rc, out = ktvm.crash(VMLINUX, path, "ktrepl", "ktrepl -v", "ktrepl -c",
-                         "ktrepl -p")
-    tap.ok("REGION" in out and "master node" in out,
-           f"{name} crash> ktrepl finds the descriptor", out[-2500:])
-    tap.ok(f"bytes: node {node} " in out and "int_sqrt+0x4" in out,
+    other = 1 - node
+    commands = {"summary": "ktrepl", "verify": "ktrepl -v",
+                "cpus": "ktrepl -c", "panic": "ktrepl -p",
+                "diff": "ktrepl -d", "diff_node": f"ktrepl -d -n {node}",
+                "diff_other": f"ktrepl -d -n {other}",
+                "diff_none": "ktrepl -d -n 7"}
+    rc, out, outs = ktvm.crash_session(VMLINUX, path, commands)
+    tap.ok(rc == 0 and set(outs) == set(commands),
+           f"{name} crash opens the dump and runs every command "
+           f"(rc {rc}, got {sorted(outs)})", out[-3000:])
+    summ = outs.get("summary", "")
+    tap.ok("REGION" in summ and "master node" in summ,
+           f"{name} crash> ktrepl finds the descriptor", summ[-2500:])
+    ver = outs.get("verify", "")
+    tap.ok(f"bytes: node {node} " in ver and "int_sqrt+0x4" in ver,
            f"{name} crash> ktrepl -v names the flip on node {node}",
-           out[-2500:])
+           ver[-2500:])
     rows = re.findall(r"^(\d+) +(\d+) +(0x[0-9a-f]+) +(0x[0-9a-f]+) +(.*)$",
-                      out, re.M)
+                      outs.get("cpus", ""), re.M)
     tap.ok(len(rows) == 4 and "only QEMU's ELF dumps" not in out,
            f"{name} crash> ktrepl -c lists every CPU's root at the panic",
-           "\n".join(map(str, rows)) + out[-1500:])
+           "\n".join(map(str, rows)) + outs.get("cpus", "")[-1500:])
+    # -d on every replica node, and -n to one: the flip (and the trap) on
+    # the panicking node, nothing on the other (the master's), none on a
+    # node the dump lacks
+    # x86_64's ud2 (0f 0b) over the ftrace NOP (0f 1f ...) differs in
+    # its second byte only
+    want = ["int_sqrt+0x4"] + (["write_sysrq_trigger+0x1"]
+                               if scenario in TRAPPED else [])
+    for tag, want_rows in (("diff", want), ("diff_node", want),
+                           ("diff_other", [])):
+        got = re.findall(r"^node (\d+) \w+ 0x[0-9a-f]+ len \d+ (\S+) \[",
+                         outs.get(tag, ""), re.M)
+        tap.ok(sorted(got) == sorted((str(node), w) for w in want_rows),
+               f"{name} crash> {commands[tag]}: "
+               f"{', '.join(want_rows) or 'no range'} on node "
+               f"{node if want_rows else other}",
+               f"got {got}\nwant {want_rows} on node {node}\n"
+               f"{outs.get(tag, '')[-1500:]}")
+    tap.ok("no node 7 in this dump" in outs.get("diff_none", ""),
+           f"{name} crash> ktrepl -d -n 7: no node 7 in this dump",
+           outs.get("diff_none", "")[-800:])
+    pan = outs.get("panic", "")
     tap.ok_crash("tasks", re.search(rf"panic task \d+ \(\S+\) on cpu {cpu}, "
-                                    rf"node {node}", out) is not None,
+                                    rf"node {node}", pan) is not None,
                  f"{name} crash> ktrepl -p finds the panic on cpu {cpu}",
-                 out[-2500:])
+                 pan[-2500:])
     # the flip is in int_sqrt, which the sysrq panic never runs
-    tap.ok_crash("tasks", re.search(rf"verdict: not in a diverged range \(1 "
-                                    rf"ranges? differs? on node {node}, none "
-                                    rf"on the panic path\)", out) is not None,
-                 f"{name} crash> ktrepl -p: the flip on node {node} is not on "
-                 "the panic path", out[-2500:])
+    tap.ok_crash("tasks", re.search(verdict_re(scenario, node), pan,
+                                    re.M | re.S) is not None,
+                 f"{name} crash> ktrepl -p: {verdict_desc(scenario, node)}",
+                 pan[-2500:])
 
 
-def check_crash_arm64(scenario, fmt, path, node, cpu):
+def check_crash_arm64(scenario, fmt, path, node, cpu, live):
     """Debian's arm64 crash (under qemu-aarch64-static on an x86_64 host)
     on a kdump dump: the capture kernel's crash stop left every CPU online
     with its NT_PRSTATUS note, so crash has the panic task that QEMU's
@@ -166,9 +244,19 @@ def check_crash_arm64(scenario, fmt, path, node, cpu):
     tap.ok(rc == 0 and set(outs) == set(commands),
            f"{name} crash opens the dump and runs every command "
            f"(rc {rc}, got {sorted(outs)})", out[-3000:])
-    tap.ok(re.search(r'COMMAND: "sh"', outs.get("bt", "")),
-           f"{name} bt: crash has the panic task, the shell",
-           outs.get("bt", "") + outs.get("sys", ""))
+    # crash's own panic task, as its sys names it: Debian's arm64 crash
+    # 8.0.2 finds none for an oops that kdump caught in die() (PANIC: "",
+    # the shell not in its task table), only for a panic() (sysrq c)
+    crash_panic = re.search(r"^\s+PID: \d+", outs.get("sys", ""), re.M)
+    no_task = (f"Debian's arm64 crash names no panic task in this dump (its "
+               f"sys: PANIC: {'' if crash_panic else 'empty, no PID'}), "
+               "for an oops that kdump caught in die()")
+    if not crash_panic and scenario in TRAPPED:
+        tap.skip(f"{name} bt: crash has the panic task, the shell", no_task)
+    else:
+        tap.ok(re.search(r'COMMAND: "sh"', outs.get("bt", "")),
+               f"{name} bt: crash has the panic task, the shell",
+               outs.get("bt", "") + outs.get("sys", ""))
     tap.ok("activation percpu" in outs.get("summary", ""),
            f"{name} crash> ktrepl: activation percpu",
            outs.get("summary", ""))
@@ -178,9 +266,11 @@ def check_crash_arm64(scenario, fmt, path, node, cpu):
            outs.get("verify", ""))
     rows = re.findall(r"^(\d+)\s+(\d+)\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s",
                       outs.get("cpus", ""), re.M)
-    tap.ok(len(rows) == 4 and all(r[2] == r[3] for r in rows),
-           f"{name} crash> ktrepl -c: every CPU's root at the panic is its "
-           "node's", outs.get("cpus", ""))
+    got = {int(r[0]): r[2] for r in rows}
+    tap.ok(len(rows) == 4 and got == live.roots,
+           f"{name} crash> ktrepl -c: every CPU's root at the panic is the "
+           "one pgds showed loaded before it",
+           f"got {got}\nwant {live.roots}\n{outs.get('cpus', '')}")
     tap.ok(re.search(rf"^node {node} \w+ 0x[0-9a-f]+ len \d+ int_sqrt\+0x4 ",
                      outs.get("diff", ""), re.M),
            f"{name} crash> ktrepl -d: the flip's range on node {node}",
@@ -192,13 +282,18 @@ def check_crash_arm64(scenario, fmt, path, node, cpu):
            f"{name} crash> ktrepl -t int_sqrt: each node's tables reach its "
            "own copy", f"got {leaves}\n{outs.get('vtop', '')}")
     pan = outs.get("panic", "")
+    if not crash_panic and scenario in TRAPPED:
+        tap.ok("ktrepl: this dump has no panic task" in pan,
+               f"{name} crash> ktrepl -p, where crash found no panic task, "
+               "says so", pan)
+        tap.skip(f"{name} crash> ktrepl -p: {verdict_desc(scenario, node)}",
+                 no_task)
+        return
     tap.ok(re.search(rf"panic task \d+ \(sh\) on cpu {cpu}, node {node}",
                      pan) and
-           re.search(rf"verdict: not in a diverged range \(1 ranges? "
-                     rf"differs? on node {node}, none on the panic path\)",
-                     pan),
-           f"{name} crash> ktrepl -p: the panic on cpu {cpu}, and the flip "
-           f"on node {node} is not on its path", pan)
+           re.search(verdict_re(scenario, node), pan, re.M | re.S),
+           f"{name} crash> ktrepl -p: the panic on cpu {cpu}, and "
+           f"{verdict_desc(scenario, node)}", pan)
 
 
 def descriptor_offset(path):
@@ -290,6 +385,7 @@ for arch, scenario, formats in RUNS:
     m = next((re.search(r"KDUMP-PANIC cpu=(\d+) node=(\d+)", x)
               for x in cap.first if "KDUMP-PANIC" in x), None)
     cpu, node = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+    live = Live(cap.first)
     for fmt in formats:
         saved = cap.saved.get(fmt)
         tap.diag(f"{name} {fmt}: makedumpfile rc, seconds, bytes = {saved}")
@@ -299,12 +395,14 @@ for arch, scenario, formats in RUNS:
                       "\n".join(x for x in cap.capture
                                 if "makedumpfile" in x or "KDUMP" in x)):
             continue
-        check_dump(arch, scenario, fmt, cap.dumps[fmt], node, cpu)
+        check_dump(arch, scenario, fmt, cap.dumps[fmt], node, cpu, live)
         if arch == "x86_64" and scenario != "unloaded" and \
                 fmt in ("lzo", "elf"):
             check_crash(scenario, fmt, cap.dumps[fmt], node, cpu)
-        if (arch, scenario, fmt) == ("arm64", "kexec-first", "lzo"):
-            check_crash_arm64(scenario, fmt, cap.dumps[fmt], node, cpu)
+        if arch == "arm64" and scenario in ("kexec-first", "trap") and \
+                fmt == "lzo":
+            check_crash_arm64(scenario, fmt, cap.dumps[fmt], node, cpu,
+                              live)
         if (arch, scenario, fmt) == ("x86_64", "kexec-first", "elf"):
             check_damaged(cap.dumps[fmt])
             check_read_excluded(cap.dumps[fmt])

@@ -61,6 +61,8 @@ check_log "the load's log and the injects'" "$want
 % echo 'flip node=$R sym=int_sqrt off=16' > $D/inject
 ktrepl: fault injection: tainting the kernel (TAINT_TEST)
 % echo 'trap node=$R sym=write_sysrq_trigger' > $D/inject"
+# every CPU's root as loaded now, apart from the descriptor in the dump
+emit pgds grep '^cpu=' $D/pgds
 step "touch /tmp/go: the shell on CPU $C runs into the trap"
 echo "panicking"
 log_cmd "touch /tmp/go"

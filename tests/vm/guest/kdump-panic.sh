@@ -12,6 +12,9 @@
 #   reloaded      ktrepl.ko, crash kernel, kdump-config reload (unload and
 #                 load again), rmmod and insmod: VMCOREINFO's copy points
 #                 at the first descriptor, freed; the second is the one
+#   trap          kexec-first, and a trap (ud2, brk) at write_sysrq_trigger
+#                 in the same replica: the panic is an oops on that
+#                 replica's own bytes, which crash> ktrepl -p must name
 # The chosen order is one scenario with the kernel log it must leave
 # before the panic (lib.sh: start_test, check_log): the steps' commands,
 # ktrepl.ko's load and unload lines, and the first inject's taint note.
@@ -76,12 +79,23 @@ flip() {
 	check "live verify exits 1 on the flip" test $? = 1
 }
 
+# trap: the panicking CPU's node gets an undefined instruction where the
+# panic's write to /proc/sysrq-trigger enters; the master keeps its own
+T=
+trap_sysrq() {
+	T=h
+	check "inject: trap at write_sysrq_trigger on node $R" \
+		sh -c "echo 'trap node=$R sym=write_sysrq_trigger' > $D/inject"
+	echo 1 > /proc/sys/kernel/panic_on_oops
+}
+
 unload_ktrepl() {
 	check "rmmod ktrepl" logged rmmod ktrepl
 	expect "$(unload_log)"
 }
 
-# TEST: kexec-first | insmod-first | unloaded | reloaded (one per boot)
+# TEST: kexec-first | insmod-first | unloaded | reloaded | trap (one per
+# boot)
 # - the steps /etc/kdump-scenario names, each checked as it runs
 # - then a CPU of a replica node panics (after the check of the log)
 # Expected log: each step's, in the order taken.
@@ -111,6 +125,12 @@ reloaded)
 	load_ktrepl
 	flip
 	;;
+trap)
+	load_crash_kernel
+	load_ktrepl
+	flip
+	trap_sysrq
+	;;
 *)
 	not_ok "unknown scenario '$SCENARIO'"
 	;;
@@ -119,12 +139,23 @@ check_log "the steps' log" "$want"
 [ -n "$R" ] || R=1
 C=$(cut -d, -f1 /sys/devices/system/node/node$R/cpulist | cut -d- -f1)
 check_dmesg_clean
+# every CPU's root as it is loaded now, an oracle apart from the
+# descriptor the dump will carry (percpu: each CPU keeps its node's)
+emit pgds grep '^cpu=' $D/pgds
 done_testing
 echo "KDUMP-PANIC cpu=$C node=$R"
 echo 1 > /proc/sys/kernel/sysrq
+# c panics on any node; h (help) panics only through the trap
+[ -n "$T" ] || T=c
 # one process pinned to a CPU of node R from its start: under activation
 # mm it is bound to R's set during the sleep, before it panics (a shell
-# that execs after its binding would run a new, unbound mm)
-taskset -c $C sh -c 'sleep 2; echo c > /proc/sysrq-trigger'
+# that execs after its binding would run a new, unbound mm). Its last
+# words, in builtins only: the live bindings, its own pid among them.
+taskset -c $C sh -c "sleep 2
+	if [ -e $D/bind ]; then
+		while read -r l; do echo \"@@bind_live@@ \$l\"; done < $D/bind
+	fi
+	echo \"@@panic_shell@@ pid=\$\$\"
+	echo $T > /proc/sysrq-trigger"
 sleep 60
 echo "STILL-ALIVE"
