@@ -167,6 +167,19 @@ for fmt, core in (("ELF", elf_core), ("kdump", kdump_core),
 tap.ok(vd["ELF"].get("kinds") == vd["kdump"].get("kinds") ==
        vd["flattened"].get("kinds"),
        "ELF, kdump and flattened dumps classify the same ranges")
+# --all prints every range, each with the kind the summary counted it as
+rc, out, err = run("-j", "--vmcore", elf_core, "--vmlinux", VMLINUX, "diff",
+                   "--against-vmlinux", "--all")
+va = json.loads(out) if out.startswith("{") else {}
+per_kind = {}
+for d in va.get("diffs", []):
+    per_kind[d.get("kind")] = per_kind.get(d.get("kind"), 0) + 1
+tap.ok(rc == 0 and va.get("unexplained") == 0 and
+       per_kind == {k: n for k, n in vd["ELF"].get("kinds", {}).items() if n}
+       and sum(per_kind.values()) >= 500,
+       "vmcore (ELF): diff --against-vmlinux --all lists every range, as "
+       "many of each kind as the summary counts",
+       f"rc={rc} got {per_kind}\nwant {vd['ELF'].get('kinds')}\n{err}")
 slide = vd["ELF"].get("kaslr_slide", 0)
 nm = subprocess.run(["nm", VMLINUX], capture_output=True, text=True).stdout
 isqrt = next((int(x.split()[0], 16) for x in nm.splitlines()

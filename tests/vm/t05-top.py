@@ -151,6 +151,15 @@ if ktvm.arch_selected("x86_64"):
             tap.ok(n["samples"] >= 200 and 0 <= pct(n) <= 5,
                    f"frame {f['frame']}: node {nid} on the master's tables "
                    f"fetches {100 - pct(n):.1f}% remotely")
+    # --functions N: the default lists up to 10 hot remote functions, and
+    # the workers on the master's tables give more than one; N=1 one
+    hot = [len(f.get("hot_remote_functions", [])) for f in ms]
+    f1 = [len(f.get("hot_remote_functions", []))
+          for f in frames(lines, "master_f1")]
+    tap.ok(hot and all(1 < n <= 10 for n in hot) and f1 == [1],
+           "ktrepl-top --functions: 2 to 10 hot remote functions by default, "
+           "exactly 1 with --functions 1",
+           f"got default {hot}, --functions 1 {f1}\nwant 2..10 each, [1]")
     tm = [ktvm.kv(r) for r in ktvm.records(lines, "tasks_master")]
     tap.ok(tm and all(t["tables"] == "master" for t in tm),
            "the workers report tables=master")

@@ -60,6 +60,7 @@ top_fails() {
 top_fails "unknown option" ktrepl-top --bogus
 top_fails "delay is 0.1" ktrepl-top -b -d 0
 top_fails "1 to 100000 Hz" ktrepl-top -b --sample-rate 0
+top_fails "--functions -1: not a count" ktrepl-top -b --functions -1
 top_fails "cpu-clock or cycles" ktrepl-top -b --event instructions
 # QEMU's x86 TCG CPUs have no PMU
 top_fails "use the cpu-clock event" ktrepl-top -b -n 1 --event cycles
@@ -124,7 +125,8 @@ $loaded"
 #   on the master node, where its own kernel work is local either way,
 #   so it does not colour the other nodes' figures; the workers' tasks
 #   before and after (sampling only measures)
-# - the workers on the master's tables: 2 frames
+# - the workers on the master's tables: 2 frames, and 1 frame of at
+#   most one hot remote function (--functions 1)
 # Expected log: none (moving the workers logs nothing).
 start_test "the workload's locality"
 M=$(head -n1 $D/summary | kv master_node)
@@ -139,6 +141,7 @@ check "the workload moves to the master's tables" \
 	sh -c "echo 'start master' > $D/workload_ctl"
 sleep 1
 emit master taskset -c $MC ktrepl-top -j -n 2 -d 1
+emit master_f1 taskset -c $MC ktrepl-top -j -n 1 -d 1 --functions 1
 emit tasks_master cat $D/tasks
 check_log "the workers run and move without a message" ""
 
