@@ -34,7 +34,7 @@ def run(*args, tool=DUMP):
 
 
 tap.header()
-tap.plan(33)
+tap.plan(37)
 tmp = tempfile.mkdtemp(prefix="ktrepl-cli-")
 nowhere = os.path.join(tmp, "no-debugfs")
 
@@ -66,12 +66,27 @@ for args, msg in ((["summary", "--tap"], "summary does not take --tap"),
                   (["diff", "--all"], "--all goes with --against-vmlinux"),
                   (["verify", "--tap", "--prometheus"],
                    "--tap or --prometheus, not both"),
-                  (["walk", "--node"], "requires an argument"),
-                  (["--bogus", "summary"], "unrecognized option"),
+                  (["walk", "--node"], "--node needs an argument"),
+                  (["walk", "-n"], "-n needs an argument"),
+                  (["--bogus", "summary"], "--bogus is not an option"),
                   (["frobnicate"], "unknown command 'frobnicate'")):
     rc, out, err = run("--debugfs", nowhere, *args)
     ok(rc == 2 and msg in out + err, f"{' '.join(args)}: exit 2, '{msg}'",
        out + err)
+
+# under -j an option error is JSON too, wherever -j stands
+for args, msg in ((["--bogus", "summary", "-j"], "--bogus is not an option"),
+                  (["-j", "walk", "--node"], "--node needs an argument"),
+                  (["-jx", "summary"], "-x is not an option")):
+    rc, out, err = run("--debugfs", nowhere, *args)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = {}
+    ok(rc == 2 and not err and msg in doc.get("error", "") and
+       set(doc) == {"version", "error"},
+       f"{' '.join(args)}: exit 2, one JSON error object naming '{msg}'",
+       f"rc {rc}\nstdout {out!r}\nstderr {err!r}")
 
 # --prometheus where nothing can be checked: the fleet still sees a sample
 promtool = shutil.which("promtool")

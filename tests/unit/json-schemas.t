@@ -415,7 +415,9 @@ def dump_checks(tmp):
                        (["--vmcore", nowhere, "verify"], "no such vmcore"),
                        (["--raw", good, "read", "0"], "read's usage"),
                        (["--raw", good, "walk", "--node", "7"], "no node 7"),
-                       (["summary", "extra"], "summary's arguments")):
+                       (["summary", "extra"], "summary's arguments"),
+                       (["--bogus", "summary"], "an unknown option"),
+                       (["walk", "--node"], "an option missing its value")):
         check("ktrepl-error", f"error: {what}", DUMP, args, (2,))
     check("ktrepl-version", "--version", DUMP, ["--version"])
 
@@ -445,8 +447,10 @@ def top_checks(tmp):
     args = fake_kernel(d)
     rc, out, err = run(TOP, "-b", "-n", "1", "-d", "0.1", *args)
     if rc != 0 and "perf_event_open" in err:
-        batch.ok(True, "ktrepl-top -j frames # SKIP cannot sample "
-                 f"here: {err.strip()}")
+        # as many points as the frames would have given
+        for what in ("the frames' schema", "two frames"):
+            batch.ok(True, f"ktrepl-top -j: {what} # SKIP cannot sample "
+                     f"here: {err.strip()}")
         return
     frames = check("ktrepl-top-frame", "ktrepl-top -j -n 2 (a fake kernel)",
                    TOP, ["-n", "2", "-d", "0.1", *args], lines=True)
@@ -498,11 +502,19 @@ BENCH_DOC = {
 
 
 def bench_checks():
-    if not os.access(BENCH, os.X_OK):
-        batch.ok(True, f"ktrepl-bench # SKIP no {BENCH}")
-    else:
-        check("ktrepl-error", "ktrepl-bench error: an unknown benchmark",
-              BENCH, ["bogus"], (2,))
+    # usage errors are JSON too, each with -j and -p
+    cases = (("ktrepl-error", "an unknown benchmark", ["bogus"], (2,)),
+             ("ktrepl-error", "--bound 0", ["--bound", "0"], (2,)),
+             ("ktrepl-error", "--markdown with -j", ["--markdown"], (2,)),
+             ("ktrepl-error", "an unknown option", ["--bogus"], (2,)),
+             ("ktrepl-version", "--version", ["--version"], (0,)))
+    for schema, what, args, rcs in cases:
+        if not os.access(BENCH, os.X_OK):
+            for fmt in ("-j", "-p"):
+                batch.ok(True, f"ktrepl-bench {what} ({fmt}) # SKIP no "
+                         f"{BENCH}")
+        else:
+            check(schema, f"ktrepl-bench: {what}", BENCH, args, rcs)
     batch.schema("ktrepl-bench", json.dumps(BENCH_DOC),
                  "ktrepl-bench.8's report is valid against ktrepl-bench")
     doc = json.loads(json.dumps(BENCH_DOC))
@@ -546,6 +558,8 @@ def tap_checks():
 def main():
     global batch
     tap.header()
+    # every point below, skipped or not: a run that stops early fails
+    tap.plan(85)
     r = subprocess.run([SCHEMA_CHECK, "ktrepl-error", "-"],
                        input='{"version": 1, "error": "x"}',
                        capture_output=True, text=True, timeout=60)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "report.h"
 
 #define DEBUGFS_MAGIC_NUMBER 0x64626720
 
@@ -160,7 +161,8 @@ int main(int argc, char **argv)
 	struct bench_result results[1 + BENCH_SYSCALLS];
 	static struct bench_costs costs;
 	bool json = false, pretty = false, want_text = false;
-	bool want_syscalls = false, want_costs = false;
+	bool want_syscalls = false, want_costs = false, version = false;
+	char bad[256] = "";	/* the first usage error, reported as -j says */
 	double max_time = 0;
 	static struct bench_machine m;	/* 4 MiB of cpulists: not on the stack */
 	struct kt_out out;
@@ -168,7 +170,8 @@ int main(int argc, char **argv)
 	int opt, ret, i;
 	size_t nr = 0;
 
-	while ((opt = getopt_long(argc, argv, "jpVh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":jpVh", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_MODULE:
 			o.module_path = optarg;
@@ -177,11 +180,10 @@ int main(int argc, char **argv)
 			o.bench_module_path = optarg;
 			break;
 		case OPT_BENCH_PARAM:
-			if (add_param(&o, optarg)) {
-				fprintf(stderr, "ktrepl-bench: error: --bench-param wants NAME=VALUE, no blanks: '%s'\n",
-					optarg);
-				return EXIT_TROUBLE;
-			}
+			if (add_param(&o, optarg) && !*bad)
+				snprintf(bad, sizeof(bad),
+					 "--bench-param wants NAME=VALUE, no blanks: '%s'",
+					 optarg);
 			break;
 		case OPT_QUICK:
 			o.quick = true;
@@ -190,18 +192,16 @@ int main(int argc, char **argv)
 			o.control = true;
 			break;
 		case OPT_BOUND:
-			if (!positive(optarg, &o.bound_pct)) {
-				fprintf(stderr, "ktrepl-bench: error: --bound wants a percentage above 0: '%s'\n",
-					optarg);
-				return EXIT_TROUBLE;
-			}
+			if (!positive(optarg, &o.bound_pct) && !*bad)
+				snprintf(bad, sizeof(bad),
+					 "--bound wants a percentage above 0: '%s'",
+					 optarg);
 			break;
 		case OPT_MAX_TIME:
-			if (!positive(optarg, &max_time)) {
-				fprintf(stderr, "ktrepl-bench: error: --max-time wants seconds above 0: '%s'\n",
-					optarg);
-				return EXIT_TROUBLE;
-			}
+			if (!positive(optarg, &max_time) && !*bad)
+				snprintf(bad, sizeof(bad),
+					 "--max-time wants seconds above 0: '%s'",
+					 optarg);
 			break;
 		case OPT_MARKDOWN:
 			o.markdown = true;
@@ -213,20 +213,33 @@ int main(int argc, char **argv)
 			pretty = true;
 			break;
 		case 'V':
-			printf("ktrepl-bench %s\n", KTREPL_VERSION);
-			return 0;
+			version = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			if (!*bad)
+				snprintf(bad, sizeof(bad),
+					 "%s needs an argument; try 'ktrepl-bench --help'",
+					 argv[optind - 1]);
+			break;
 		default:
-			usage(stderr);
-			return EXIT_TROUBLE;
+			if (!*bad && optopt)
+				snprintf(bad, sizeof(bad),
+					 "-%c is not an option; try 'ktrepl-bench --help'",
+					 optopt);
+			else if (!*bad)
+				snprintf(bad, sizeof(bad),
+					 "%.*s is not an option; try 'ktrepl-bench --help'",
+					 (int)strcspn(argv[optind - 1], "="),
+					 argv[optind - 1]);
+			break;
 		}
 	}
-	if ((json || pretty) && o.markdown) {
-		fprintf(stderr, "ktrepl-bench: error: -j and --markdown are two formats: pick one\n");
-		return EXIT_TROUBLE;
-	}
+	if ((json || pretty) && o.markdown && !*bad)
+		snprintf(bad, sizeof(bad),
+			 "-j and --markdown are two formats: pick one");
 	o.max_seconds = max_time ? max_time : o.quick ? 300 : 1800;
 	o.max_given = max_time > 0;
 	if (kt_out_init(&out, "ktrepl-bench", json, pretty)) {
@@ -234,6 +247,15 @@ int main(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	ret = EXIT_TROUBLE;
+	if (*bad) {
+		kt_out_error(&out, "%s", bad);
+		goto out;
+	}
+	if (version) {
+		kt_report_version(&out, KTREPL_VERSION);
+		ret = EXIT_MEASURED;
+		goto out;
+	}
 	for (i = optind; i < argc; i++) {
 		const struct bench_def *b = find_bench(argv[i]);
 

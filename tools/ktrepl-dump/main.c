@@ -146,6 +146,24 @@ static int parse_raw_spec(char *spec)
 	return 0;
 }
 
+/*
+ * The option getopt stopped at, as it was typed: a long one up to its
+ * '=', a short one by its letter (it may sit in a group such as -jx).
+ * An unknown short option sets optopt; an unknown long one leaves it 0.
+ * An option missing its argument was the last of its word.
+ */
+static void option_as_given(char *buf, size_t len, char **argv, bool missing)
+{
+	const char *arg = argv[optind - 1];
+	const char *what = missing ? "needs an argument" : "is not an option";
+
+	if (missing ? !strncmp(arg, "--", 2) : !optopt)
+		snprintf(buf, len, "%.*s %s", (int)strcspn(arg, "="), arg,
+			 what);
+	else
+		snprintf(buf, len, "-%c %s", optopt, what);
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -190,9 +208,15 @@ int main(int argc, char **argv)
 	bool json = false, pretty = false, bad_raw = false, verify = false;
 	bool version = false;
 	struct cmd_args *a = &dump.args;
+	char bad_option[160] = "";
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "jphVn:r:o:", options, NULL)) !=
+	/* -j decides how even an option error is reported */
+	for (opt = 1; opt < argc; opt++)
+		if (!strcmp(argv[opt], "-j") || !strcmp(argv[opt], "--json"))
+			json = true;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":jphVn:r:o:", options, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'j':
@@ -260,16 +284,27 @@ int main(int argc, char **argv)
 		case OPT_TAP:
 			a->given |= CMD_OPT_TAP;
 			break;
+		case ':':
+			if (!*bad_option)
+				option_as_given(bad_option, sizeof(bad_option),
+						argv, true);
+			break;
 		default:
-			usage(stderr);
-			return EXIT_TROUBLE;
+			if (!*bad_option)
+				option_as_given(bad_option, sizeof(bad_option),
+						argv, false);
+			break;
 		}
 	}
 	if (kt_out_init(&dump.out, "ktrepl-dump", json, pretty)) {
 		fprintf(stderr, "ktrepl-dump: error: out of memory\n");
 		return EXIT_TROUBLE;
 	}
-	if (bad_raw) {
+	if (*bad_option) {
+		kt_out_error(&dump.out, "%s; try 'ktrepl-dump --help'",
+			     bad_option);
+		ret = EXIT_TROUBLE;
+	} else if (bad_raw) {
 		kt_out_error(&dump.out, "--raw wants FILE or FILE@BASE, BASE a number");
 		ret = EXIT_TROUBLE;
 	} else if (version) {
