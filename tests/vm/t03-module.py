@@ -165,38 +165,33 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
         pti = ktvm.records(lines, "pti")
         tap.ok(any("force enabled" in x for x in pti),
                f"{name} the guest really runs with PTI", f"{pti}")
-    # fork-heavy work leaves more to unbound kernel threads (the scan
-    # draining the probes' events, reaping): 85%, against 13% before
-    # bind_history
-    for tag, what, floor in (("top", "its bound process", 90),
-                             ("top_fork", "short-lived bound children",
-                              85)):
+    # judged is what ran on a node's set (ktvm.own_set_local, the rule
+    # t05 and t07 hold too); a node's whole figure also holds its unbound
+    # kernel threads (the scan's own work, RCU, timers), which run on the
+    # master's tables wherever they run, and is only shown
+    for tag, what in (("top", "its bound process"),
+                      ("top_fork", "short-lived bound children")):
         frames = ktvm.json_records(tap, lines, tag)
         tap.ok(len(frames) == 2 and all(f["activation"] == "mm" and
                                         f["on_node_tables"] > 0
                                         for f in frames),
                f"{name} ktrepl-top resolves samples of {what} through "
                "their sets", f"{[(f.get('frame'), f.get('activation'), f.get('on_node_tables')) for f in frames]}")
-        # a node's figure also holds its unbound kernel threads (the
-        # scan's own work, RCU, timers), which run on the master's
-        # tables wherever they run: judged is what ran on a node's set
-        # (ktrepl-top counts no set for the master node: all of it there)
         for f in frames:
             for n in f["nodes"]:
-                on_set = n["on_sets"]["core"]
-                fetched = on_set["local"] + on_set["remote"]
-                if not fetched:
-                    on_set = n["core"]
-                    fetched = on_set["local"] + on_set["remote"]
                 tap.diag(f"{name} frame {f['frame']} node {n['node']}: "
                          f"core text {n['core']['local_pct']}% local "
                          f"overall")
-                tap.ok(on_set["local_pct"] is not None and
-                       on_set["local_pct"] >= floor and fetched >= 100,
-                       f"{name} frame {f['frame']}: node {n['node']}, busy "
-                       f"with {what}, fetches {on_set['local_pct']}% of "
-                       f"core text locally on its set ({fetched} of "
-                       f"{n['samples']} samples)")
+                if n.get("memory_node", n["node"]) == f["master_node"]:
+                    tap.diag(f"{name} frame {f['frame']}: node {n['node']}'s "
+                             "memory node holds the master, local with or "
+                             "without replication: not judged")
+                    continue
+                good, resolved, pct = ktvm.own_set_local(
+                    n["on_sets"]["core"])
+                tap.ok(good, f"{name} frame {f['frame']}: node "
+                       f"{n['node']}, busy with {what}, core text "
+                       f"{ktvm.own_set_desc(resolved, pct)}")
 
 # module replication: a module loaded before ktrepl.ko and ones after,
 # file I/O on them, module patches, a flipped module byte, 20 reloads
@@ -241,14 +236,17 @@ for arch, topo in (("x86_64", "2x2"), ("arm64", "2x2")):
             got[1] += mod["remote"]
     tap.ok(fetches, f"{name} ktrepl-top saw the master and replica nodes",
            f"{roles}")
-    floor = 95
     for (nid, role), (local, remote) in sorted(fetches.items()):
-        total = local + remote
-        pct = round(100.0 * local / total, 1) if total else None
-        tap.ok(total >= 50 and pct >= floor,
-               f"{name} {role} node {nid} fetches {pct}% of module text "
-               f"locally on its set ({local} of {total} fetches in four "
-               f"frames; want at least 50, floor {floor}%)",
+        if role == "master":
+            tap.diag(f"{name} master node {nid}: {local} of {local + remote} "
+                     "module text fetches local, as they are with or "
+                     "without replication: not judged")
+            continue
+        good, resolved, pct = ktvm.own_set_local({"local": local,
+                                                  "remote": remote},
+                                                 "module")
+        tap.ok(good, f"{name} {role} node {nid}, four frames, module text "
+               f"{ktvm.own_set_desc(resolved, pct, 'module')}",
                f"{[f.get('hot_remote_functions', [])[:8] for f in frames]} "
                f"{mods}")
     # modules=0: a replica node's module fetches go to the master's pages.
