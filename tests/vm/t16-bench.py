@@ -217,7 +217,8 @@ def check_arch(arch, topo):
                            os.path.join(HERE, "guest", "bench-text.sh"),
                            tools=tools, files=files,
                            name=f"[bench {arch} {topo}]", timeout=600)
-    ms = {k: int(m.group(1)) for k in ("TEXT", "SLOW", "SAME", "SYS", "COSTS")
+    ms = {k: int(m.group(1)) for k in ("TEXT", "SLOW", "SAME", "BOUND", "SYS",
+                                      "COSTS")
           for m in [next((re.match(rf"{k}-MS (\d+)", x) for x in lines
                           if x.startswith(f"{k}-MS")), None)] if m}
     tap.diag(f"{arch}: guest time per run (ms): {ms}")
@@ -292,6 +293,24 @@ def check_arch(arch, topo):
     tap.ok(("no significant difference" in verdict) == (not flagged),
            f"{arch}: the A/A control's verdict names a difference only "
            f"where a node is significant (flagged: {flagged})", verdict)
+    # --bound decides when the rounds stop; -p is the same JSON, indented
+    loose_lines = ktvm.records(lines, "bound_loose")
+    loose = one_json(lines, "bound_loose")
+    tight = one_json(lines, "bound_tight")
+    lb = (loose.get("benchmarks") or [{}])[0]
+    tb = (tight.get("benchmarks") or [{}])[0]
+    tap.ok(len(loose_lines) > 10 and loose_lines[0] == "{" and
+           not schema_errors(loose) and lb.get("runs") == 6 and
+           lb.get("time_limited") is False,
+           f"{arch}: -p --bound 300: indented JSON, met by the fewest rounds "
+           f"with an interval (got {lb.get('runs')} runs, time_limited "
+           f"{lb.get('time_limited')}; want 6, false)",
+           "\n".join(loose_lines[:12]))
+    tap.ok(not schema_errors(tight) and tb.get("time_limited") is True and
+           tb.get("runs", 0) >= 6,
+           f"{arch}: --bound 0.001 --max-time 5: not met, the run says so "
+           f"(got {tb.get('runs')} runs, time_limited "
+           f"{tb.get('time_limited')}; want >= 6, true)", f"{tb}")
     md = "\n".join(ktvm.records(lines, "md"))
     tap.ok(re.search(r"^\| before \(ms\) \|", md, re.M) and
            re.search(r"^\| difference \|", md, re.M) and "**Verdict:**" in md,

@@ -71,6 +71,14 @@ t0=$(now_ms)
 emit same ktrepl-bench --quick -j --control --bench-module $B \
 	--max-time 8 text
 echo "SAME-MS $(($(now_ms) - t0))"
+# --bound: 300% is met by the fewest rounds with an interval (6), 0.001%
+# by none in 5 s, which the run then says (time_limited); -p indents
+t0=$(now_ms)
+emit bound_loose ktrepl-bench --quick -p --control --bench-module $B \
+	--bound 300 --max-time 30 text
+emit bound_tight ktrepl-bench --quick -j --control --bench-module $B \
+	--bound 0.001 --max-time 5 text
+echo "BOUND-MS $(($(now_ms) - t0))"
 emit md ktrepl-bench --quick --markdown --control --bench-module $B \
 	--max-time 5 text
 t0=$(now_ms)
