@@ -34,7 +34,7 @@ def run(*args, tool=DUMP):
 
 
 tap.header()
-tap.plan(37)
+tap.plan(39)
 tmp = tempfile.mkdtemp(prefix="ktrepl-cli-")
 nowhere = os.path.join(tmp, "no-debugfs")
 
@@ -69,6 +69,8 @@ for args, msg in ((["summary", "--tap"], "summary does not take --tap"),
                   (["walk", "--node"], "--node needs an argument"),
                   (["walk", "-n"], "-n needs an argument"),
                   (["--bogus", "summary"], "--bogus is not an option"),
+                  (["--json=1", "summary"], "--json takes no argument"),
+                  (["--vmcore=x", "-yj", "summary"], "-y is not an option"),
                   (["frobnicate"], "unknown command 'frobnicate'")):
     rc, out, err = run("--debugfs", nowhere, *args)
     ok(rc == 2 and msg in out + err, f"{' '.join(args)}: exit 2, '{msg}'",

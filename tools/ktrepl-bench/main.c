@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "option_error.h"
 #include "report.h"
 
 #define DEBUGFS_MAGIC_NUMBER 0x64626720
@@ -219,21 +220,12 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case ':':
-			if (!*bad)
-				snprintf(bad, sizeof(bad),
-					 "%s needs an argument; try 'ktrepl-bench --help'",
-					 argv[optind - 1]);
-			break;
 		default:
-			if (!*bad && optopt)
-				snprintf(bad, sizeof(bad),
-					 "-%c is not an option; try 'ktrepl-bench --help'",
-					 optopt);
-			else if (!*bad)
-				snprintf(bad, sizeof(bad),
-					 "%.*s is not an option; try 'ktrepl-bench --help'",
-					 (int)strcspn(argv[optind - 1], "="),
-					 argv[optind - 1]);
+			if (!*bad) {
+				kt_option_error(bad, sizeof(bad) - 32, argv,
+						opt == ':', options);
+				strcat(bad, "; try 'ktrepl-bench --help'");
+			}
 			break;
 		}
 	}

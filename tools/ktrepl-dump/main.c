@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "main.h"
+#include "option_error.h"
 
 struct dump_ctx dump = {
 	.kcore_path = "/proc/kcore",
@@ -146,24 +147,6 @@ static int parse_raw_spec(char *spec)
 	return 0;
 }
 
-/*
- * The option getopt stopped at, as it was typed: a long one up to its
- * '=', a short one by its letter (it may sit in a group such as -jx).
- * An unknown short option sets optopt; an unknown long one leaves it 0.
- * An option missing its argument was the last of its word.
- */
-static void option_as_given(char *buf, size_t len, char **argv, bool missing)
-{
-	const char *arg = argv[optind - 1];
-	const char *what = missing ? "needs an argument" : "is not an option";
-
-	if (missing ? !strncmp(arg, "--", 2) : !optopt)
-		snprintf(buf, len, "%.*s %s", (int)strcspn(arg, "="), arg,
-			 what);
-	else
-		snprintf(buf, len, "-%c %s", optopt, what);
-}
-
 int main(int argc, char **argv)
 {
 	enum {
@@ -211,10 +194,8 @@ int main(int argc, char **argv)
 	char bad_option[160] = "";
 	int opt, ret;
 
-	/* -j decides how even an option error is reported */
-	for (opt = 1; opt < argc; opt++)
-		if (!strcmp(argv[opt], "-j") || !strcmp(argv[opt], "--json"))
-			json = true;
+	/* the loop goes on past an option error: -j anywhere decides how
+	 * it is reported */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":jphVn:r:o:", options, NULL)) !=
 	       -1) {
@@ -286,13 +267,13 @@ int main(int argc, char **argv)
 			break;
 		case ':':
 			if (!*bad_option)
-				option_as_given(bad_option, sizeof(bad_option),
-						argv, true);
+				kt_option_error(bad_option, sizeof(bad_option),
+						argv, true, options);
 			break;
 		default:
 			if (!*bad_option)
-				option_as_given(bad_option, sizeof(bad_option),
-						argv, false);
+				kt_option_error(bad_option, sizeof(bad_option),
+						argv, false, options);
 			break;
 		}
 	}
