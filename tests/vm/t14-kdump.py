@@ -198,7 +198,7 @@ def check_crash(scenario, fmt, path, node, cpu):
                                if scenario in TRAPPED else [])
     for tag, want_rows in (("diff", want), ("diff_node", want),
                            ("diff_other", [])):
-        got = re.findall(r"^node (\d+) \w+ 0x[0-9a-f]+ len \d+ (\S+) \[",
+        got = re.findall(r"^node (\d+) \S+ 0x[0-9a-f]+ len \d+ (\S+) \[",
                          outs.get(tag, ""), re.M)
         tap.ok(sorted(got) == sorted((str(node), w) for w in want_rows),
                f"{name} crash> {commands[tag]}: "

@@ -266,11 +266,16 @@ def check_arch(arch, topo):
            f"{arch}: a 100 ms delay on node {slow}'s second-arm runs is "
            f"significant there: {sn.get(slow, {}).get('diff_pct', 0):+.1f}% "
            f"+-{sn.get(slow, {}).get('ci_pct') or 0:.1f}%", f"{sn}")
+    # elsewhere the arms are the same: a node flagged there by chance is
+    # the test's 5% (bench.py aa measures it), so what is held is that no
+    # other node comes near the slowed one's difference
     others = {k: v for k, v in sn.items() if k != slow}
-    tap.ok(others and not any(n["significant"] for n in others.values()),
-           f"{arch}: and on no other node "
-           f"({ {k: round(v['diff_pct'], 1) for k, v in others.items()} })",
-           f"{others}")
+    big = abs(sn.get(slow, {}).get("diff_pct", 0)) / 2
+    tap.ok(others and big > 0 and
+           all(abs(n["diff_pct"]) < big for n in others.values()),
+           f"{arch}: and no other node differs by half as much "
+           f"({ {k: round(v['diff_pct'], 1) for k, v in others.items()} }, "
+           f"want each under {big:.1f}%)", f"{others}")
     # one A/A run: each node's paired interval, its figure inside it, and
     # "significant" exactly when it excludes zero, the verdict agreeing.
     # How often an A/A run flags a node by chance is measured over many
@@ -302,7 +307,7 @@ def check_arch(arch, topo):
     tap.ok(len(loose_lines) > 10 and loose_lines[0] == "{" and
            not schema_errors(loose) and lb.get("runs") == 6 and
            lb.get("time_limited") is False,
-           f"{arch}: -p --bound 300: indented JSON, met by the fewest rounds "
+           f"{arch}: -p --bound 10000: indented JSON, met by the fewest rounds "
            f"with an interval (got {lb.get('runs')} runs, time_limited "
            f"{lb.get('time_limited')}; want 6, false)",
            "\n".join(loose_lines[:12]))

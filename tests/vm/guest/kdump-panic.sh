@@ -150,12 +150,15 @@ echo 1 > /proc/sys/kernel/sysrq
 # one process pinned to a CPU of node R from its start: under activation
 # mm it is bound to R's set during the sleep, before it panics (a shell
 # that execs after its binding would run a new, unbound mm). Its last
-# words, in builtins only: the live bindings, its own pid among them.
+# words, in builtins only: the live bindings, its own pid among them;
+# then a second for the serial line to carry them (a panic does not
+# drain it), in a child that leaves the shell's own mm bound.
 taskset -c $C sh -c "sleep 2
 	if [ -e $D/bind ]; then
 		while read -r l; do echo \"@@bind_live@@ \$l\"; done < $D/bind
 	fi
 	echo \"@@panic_shell@@ pid=\$\$\"
+	sleep 1
 	echo $T > /proc/sysrq-trigger"
 sleep 60
 echo "STILL-ALIVE"

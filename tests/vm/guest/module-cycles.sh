@@ -144,11 +144,15 @@ check_log "each failure's log, then the load's" "$want"
 # Expected log: the two loads' and unloads'.
 start_test "scan period"
 bound() { grep -q "^pid=$1 " $D/bind; }
+taskset -c 0 sleep 600 &
+X=$!
 check "insmod scan_period_ms=600000" \
 	logged insmod /lib/modules/ktrepl.ko scan_period_ms=600000
+# the load's own scan has run once a process confined before it is bound
+check "the load's scan binds a process confined before it" wait_for 5 bound $X
 check "the parameter reads 600000" \
 	test "$(cat /sys/module/ktrepl/parameters/scan_period_ms)" = 600000
-sleep 60 &
+sleep 600 &
 P=$!
 sleep 1
 check "an unconfined process is not bound" sh -c "! grep -q '^pid=$P ' $D/bind"
@@ -163,7 +167,7 @@ fi
 echo auto=1 > $D/bind_ctl
 check "auto=1 asks for a scan, which binds it" wait_for 3 bound $P
 check "rmmod" logged rmmod ktrepl
-sleep 60 &
+sleep 600 &
 Q=$!
 check "insmod with the default period" logged insmod /lib/modules/ktrepl.ko
 check "the parameter reads 250" \
@@ -173,7 +177,7 @@ taskset -p -c 0 $Q > /dev/null
 check "confined by taskset -p, a scan of the default period binds it within 3 s" \
 	wait_for 3 bound $Q
 check "rmmod" logged rmmod ktrepl
-kill $P $Q 2> /dev/null
+kill $P $Q $X 2> /dev/null
 check_log "the loads' and unloads'" "$(load_log /lib/modules/ktrepl.ko scan_period_ms=600000; unload_log; load_log /lib/modules/ktrepl.ko; unload_log)"
 check_dmesg_clean
 done_testing
