@@ -7,14 +7,15 @@ a trap (write_sysrq_trigger), panicked through the trap by a shell on
 that node's CPU, one QEMU ELF dump, and one crash session with every
 command.
 
-ktrepl -p needs crash's panic task. Debian's crash 8.0.2 may find none
-in these dumps, ELF or kdump-compressed: panic()'s smp_send_stop() took
-the other CPUs offline (a kdump kernel's crash stop does not), so crash
-gives the first NT_PRSTATUS note (CPU 0's) to the one online CPU and
-cannot unwind it ("cpu N: cannot find NT_PRSTATUS note"), and it puts
-none of a 6.1 kernel's tasks in its table but those running. Where
-crash's own sys names no panic task, the -p checks are skipped with
-that reason, after checking that ktrepl -p says so."""
+Debian's crash 8.0.2 may find no panic task in these dumps, ELF or
+kdump-compressed: panic()'s smp_send_stop() took the other CPUs offline
+(a kdump kernel's crash stop does not), so crash gives the first
+NT_PRSTATUS note (CPU 0's) to the one online CPU and cannot unwind it
+("cpu N: cannot find NT_PRSTATUS note"), and it puts none of a 6.1
+kernel's tasks in its table but those running. ktrepl -p then names the
+kernel's own panic_cpu; with no kdump kernel, no CPU saved its trap
+registers in a crash note, so its verdict is "unknown", and says why.
+t14's arm64 trap scenario, a kdump dump, judges the positive verdict."""
 import os
 import re
 import subprocess
@@ -182,11 +183,19 @@ m = re.search(r"panic task \d+ \((\S+)\) on cpu (\d+), node (\d+)", pan)
 hit = re.search(rf"^\s+{trap_va:016x} write_sysrq_trigger(\+0x0)?\s+"
                 "IN A DIVERGED RANGE", pan, re.M)
 if not m:
-    tap.ok("ktrepl: this dump has no panic task" in pan,
-           "ktrepl -p on a dump where crash found no panic task says so",
-           pan)
-    tap.skip(f"ktrepl -p: the panic task on a node-{rep} CPU", NO_PANIC_TASK)
-    tap.skip("ktrepl -p: the verdict", NO_PANIC_TASK)
+    # no task from crash: -p names the kernel's panic_cpu, and with no
+    # kdump kernel no CPU saved its registers, so the verdict is unknown
+    # and says why (t14's trap scenario has them, and judges the verdict)
+    p = re.search(r"^panic on cpu (\d+), node (\d+) \(crash names no "
+                  r"panic task: the cpu is the kernel's panic_cpu\)", pan,
+                  re.M)
+    tap.ok(p and int(p.group(1)) in rep_cpus and int(p.group(2)) == rep,
+           f"ktrepl -p, where crash names no panic task: the kernel's "
+           f"panic_cpu, a node-{rep} CPU", f"got {p and p.groups()}\n{pan}")
+    tap.ok(re.search(r"^verdict: unknown: no CPU saved its registers \(no "
+                     r"kdump kernel took this dump", pan, re.M),
+           "ktrepl -p: the verdict is unknown, for want of the CPU's "
+           "registers (a QEMU dump, no crash notes)", pan)
 else:
     tap.ok(m.group(1) == "sh" and
            int(m.group(2)) in rep_cpus and int(m.group(3)) == rep,
@@ -195,9 +204,9 @@ else:
     if not hit and not crash_panic:
         tap.skip("ktrepl -p: the exception PC in the trap's diverged range",
                  "crash 8.0.2 names no panic task in sys and its backtrace "
-                 "of this QEMU dump does not reach the trapping frame (t14's "
-                 "trap scenario checks -p's verdict on kdump dumps; on "
-                 "arm64 crash names no panic task there either)")
+                 "of this QEMU dump does not reach the trapping frame, and "
+                 "no crash note holds it (no kdump kernel); t14's trap "
+                 "scenario judges -p's verdict from the crash note")
     else:
         tap.ok(hit and verdict in pan,
                "ktrepl -p: the exception PC is write_sysrq_trigger, in the "

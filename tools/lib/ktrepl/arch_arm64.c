@@ -121,4 +121,7 @@ const struct kt_arch kt_arch_arm64 = {
 	.insn_align = 4,
 	.classify = kt_arm64_classify,
 	.site_len = kt_arm64_site_len,
+	/* struct user_pt_regs: x0..x30, sp, pc */
+	.prstatus_pc = 32 * 8,
+	.prstatus_lr = 30 * 8,
 };

@@ -94,4 +94,6 @@ const struct kt_arch kt_arch_x86_64 = {
 	.insn_backup = kt_x86_insn_backup,
 	.branch_len = kt_x86_branch_len,
 	.site_bytes_valid = kt_x86_site_bytes_valid,
+	/* struct user_regs_struct: rip is the 17th register */
+	.prstatus_pc = 16 * 8,
 };

@@ -102,6 +102,12 @@ struct kt_arch {
 	/* are site bytes mem a state the kernel itself writes there? */
 	bool (*site_bytes_valid)(enum kt_site_kind kind, uint32_t len,
 				 const uint8_t *mem);
+	/*
+	 * Byte offsets of the PC and the link register (0: none) in the
+	 * pr_reg of a crash note's elf_prstatus (crash_note.h)
+	 */
+	unsigned int prstatus_pc;
+	unsigned int prstatus_lr;
 };
 
 extern const struct kt_arch kt_arch_x86_64;
