@@ -3,10 +3,13 @@
  * The audit: the net behind the patch hooks. Where a hook can be
  * silenced without notice (ftrace_kill() stops the arm64 ftrace hook)
  * or a probe can miss a call, a periodic work item compares every master
- * page whose contents changed since it last looked with every replica,
- * repairs what differs, and trips the fail-safe: on a healthy kernel its
- * repair count stays 0. The fail-safe's resync is the same comparison
- * over every page, once nothing runs on the replicas.
+ * page whose contents changed since it last looked with every replica
+ * and trips the fail-safe where one differs: on a healthy kernel its
+ * count stays 0. It writes nothing: the fail-safe's resync, the same
+ * comparison over every page, repairs once nothing runs on the
+ * replicas. Each pass first polls the probes' miss counters and the
+ * kernel's kprobes and ftrace switches (armed.c); while the
+ * fail-safe waits for those to be armed again, it compares nothing.
  *
  * Locking: audit_lock (mutex, this file's) guards the chunks' page sums
  * and lets one audit or resync pass run at a time (the audit work, the
@@ -53,13 +56,14 @@ static void *master_page(const struct ktr_chunk *c, unsigned int p)
 
 /*
  * Compare one master page that changed since the last audit with every
- * replica and repair what differs: a write the hook missed.
+ * replica: a replica that differs missed a write the hook should have
+ * passed on, and the fail-safe is tripped.
  */
 static void audit_page(struct ktr_chunk *c, unsigned int p)
 {
 	unsigned long master = c->va + p * PAGE_SIZE, flags;
 	void *bytes = master_page(c, p);
-	unsigned int written = 0;
+	unsigned int missed = 0;
 	size_t first = PAGE_SIZE, last = 0, b;
 	int nid;
 
@@ -78,20 +82,21 @@ static void audit_page(struct ktr_chunk *c, unsigned int p)
 			first = min(first, b);
 			last = max(last, b);
 		}
-		ktr_replica_write(nid, master, bytes, -1, PAGE_SIZE);
-		written++;
+		missed++;
 	}
 	ktr_hook_unlock(flags);
-	if (!written)
+	if (!missed)
 		return;
 	atomic64_inc(&nr_audit_repairs);
-	ktr_patch_log_add(master + first, last - first + 1, written, true);
+	ktr_patch_log_add(master + first, last - first + 1, missed, true);
 	/*
-	 * Logged before the trip: the fail-safe's work may run on another
-	 * CPU at once, and its log must follow the cause it acts on.
+	 * Only detected here: a page written over live text that other CPUs
+	 * execute could tear an instruction. The fail-safe takes everyone
+	 * off the replicas first, then recopies them. Logged before the
+	 * trip, so that the fail-safe's log follows the cause it acts on.
 	 */
-	pr_err_ratelimited("audit: a write at %pS reached the master but not %u replica(s); repaired\n",
-			   (void *)(master + first), written);
+	pr_err_ratelimited("audit: a write at %pS reached the master but not %u replica(s); the fail-safe repairs them\n",
+			   (void *)(master + first), missed);
 	ktr_failsafe_trip(KTR_FS_AUDIT_REPAIR);
 }
 
@@ -202,7 +207,13 @@ static void audit_fn(struct work_struct *work)
 	int i;
 
 	ktr_failsafe_poll();
-	if (!ktr_replicas_ready() || !ktr_test_propagate())
+	/*
+	 * Disarmed, or waiting to be armed again: nothing runs on the
+	 * replicas, and the resume recopies them all. Comparing now would
+	 * only count the disarm's own writes as misses.
+	 */
+	if (!ktr_failsafe_poll_armed() || ktr_failsafe_waiting() ||
+	    !ktr_replicas_ready() || !ktr_test_propagate())
 		goto again;
 	mutex_lock(&audit_lock);
 	for (i = 0; i < ktr.nr_chunks; i++)

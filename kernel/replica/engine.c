@@ -124,6 +124,9 @@ static int resolve_symbols(void)
 	if (ret)
 		return ret;
 	ktr.text_mutex = (void *)ktr_ksym_quiet("text_mutex");
+	/* data symbols: where kallsyms lists them (armed.c) */
+	ktr.kprobes_all_disarmed = (void *)ktr_ksym_quiet("kprobes_all_disarmed");
+	ktr.ftrace_enabled = (void *)ktr_ksym_quiet("ftrace_enabled");
 	if (KTR_ARCH_CAN_ACTIVATE) {
 		ktr.mm_alloc = (void *)ktr_ksym("mm_alloc");
 		if (!ktr.mm_alloc)
@@ -404,6 +407,10 @@ static int replicate(void)
 	if (ret)
 		return ret;
 	ktr_modules_hook();
+	/* before the copies: arming it writes text (our own module's) */
+	ret = ktr_armed_start();
+	if (ret)
+		return ret;
 	load_step_done(LOAD_HOOK, &t);
 	hook_ns = load_step_ns[LOAD_HOOK];
 
@@ -512,6 +519,8 @@ void ktr_engine_stop(void)
 	ktr_fresh_stop();
 	ktr_workload_stop();
 	ktr_patch_stop();
+	/* no audit asks any more whether the probes are armed */
+	ktr_armed_stop();
 	/* a trip from the last audit or hook call may have queued one */
 	ktr_failsafe_stop();
 }

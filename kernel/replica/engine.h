@@ -15,6 +15,7 @@
  *   module_leaves.c  a module's leaves onto its copies and back (module.h)
  *   mirror.c    the module-area table mirror that keeps those tables fresh
  *   failsafe.c  off, repair, check, on again after any missed write
+ *   armed.c     whether the probes are armed (kprobes, ftrace switches)
  *   inject.c    fault injection, test build only (testing.h)
  *   testing.c   the test build's parameters (KTREPL_TEST)
  *   provider.c  the struct ktrepl_provider the publisher reads
@@ -34,8 +35,9 @@
  * outermost first (a path may skip levels):
  *
  *   failsafe_lock > desc_lock (debugfs/vmcore_desc.c) > workload_lock,
- *   bind_lock > audit_lock > mods_lock > cpus_read_lock (stop_machine)
- *   > text_mutex > hook_lock, tables_lock, log_lock
+ *   bind_lock > audit_lock > mods_lock > canary_lock (armed.c)
+ *   > cpus_read_lock (stop_machine) > text_mutex > hook_lock,
+ *   tables_lock, log_lock
  *
  * The last three are raw spinlocks, innermost: none is taken inside
  * another, and nothing that sleeps or takes a lock is called under them.
@@ -302,6 +304,9 @@ struct ktr_engine {
 	/* kallsyms lookups made at load */
 	struct mutex *text_mutex;	/* NULL where not in kallsyms */
 	struct mm_struct *(*mm_alloc)(void);
+	/* the switches that silence every kprobe, or every ftrace callback */
+	bool *kprobes_all_disarmed;
+	int *ftrace_enabled;
 };
 
 extern struct ktr_engine ktr;
@@ -484,7 +489,9 @@ void ktr_mirror_set_span(unsigned long lo, unsigned long last);
 void ktr_mirror_counters(u64 *mirrored, u64 *missed);
 
 /* failsafe.c */
+/* the lowest pending bit names an event: a cause before its symptoms */
 enum ktr_failsafe_reason {
+	KTR_FS_PROBES_DISARMED,	/* kprobes or ftrace switched off globally */
 	KTR_FS_PATCH_MISSED,	/* the hook saw a patch it could not place */
 	KTR_FS_PROBE_MISSED,	/* a patch probe could not run (nmissed) */
 	KTR_FS_AUDIT_REPAIR,	/* the audit found a write the hook missed */
@@ -493,6 +500,12 @@ enum ktr_failsafe_reason {
 };
 void ktr_failsafe_trip(enum ktr_failsafe_reason why);	/* any context */
 void ktr_failsafe_poll(void);				/* any context */
+bool ktr_failsafe_poll_armed(void);			/* process */
+bool ktr_failsafe_waiting(void);			/* any context */
+/* armed.c: process context */
+int ktr_armed_start(void);
+void ktr_armed_stop(void);
+const char *ktr_probes_unarmed(void);
 void ktr_failsafe_start(void);
 void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);

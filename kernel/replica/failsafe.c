@@ -11,9 +11,18 @@
  *      from the master is recopied, under the same exclusion the patch
  *      hook and the audit use;
  *   3. activation resumes only once every replica page of the kernel
- *      and of every replicated module equals the master's. A miss whose
- *      damage cannot be checked here (a module-area table update the
- *      mirror missed) leaves replication off.
+ *      and of every replicated module equals the master's, and every
+ *      probe that watches for writes is armed. A miss whose damage
+ *      cannot be checked here (a module-area table update the mirror
+ *      missed) leaves replication off, and so do failsafe_limit events
+ *      within failsafe_window_s: a miss that keeps coming back.
+ *
+ * Disarmed probes (debugfs kprobes/enabled at 0, which silences every
+ * kprobe, or kernel.ftrace_enabled at 0, which silences ftrace-based
+ * ones) are a miss source of their own: no hook, mirror or veto sees a
+ * write while they are. The poll trips on them, and the work leaves
+ * activation paused ("waiting") until the poll sees them armed again,
+ * then repairs and checks as after any miss, and resumes.
  *
  * Trips come from any context (the patch hooks, the audit, the periodic
  * poll of the probes' miss counters): ktr_failsafe_trip() only sets a
@@ -38,9 +47,20 @@ static const char *const reason_names[KTR_FS_NR] = {
 	[KTR_FS_PROBE_MISSED] = "probe_missed",
 	[KTR_FS_AUDIT_REPAIR] = "audit_repair",
 	[KTR_FS_MIRROR_MISSED] = "mirror_missed",
+	[KTR_FS_PROBES_DISARMED] = "probes_disarmed",
 };
 
 #define KTR_FS_TRIES 10
+
+/* the most events failsafe_limit may ask to keep the times of */
+#define KTR_FS_LIMIT_MAX 64U
+
+static unsigned int failsafe_limit = 5;
+module_param(failsafe_limit, uint, 0444);
+MODULE_PARM_DESC(failsafe_limit, "replication stays off at the failsafe_limit-th fail-safe event within failsafe_window_s (1-64)");
+static unsigned int failsafe_window_s = 600;
+module_param(failsafe_window_s, uint, 0444);
+MODULE_PARM_DESC(failsafe_window_s, "the window failsafe_limit counts events in (seconds)");
 
 /*
  * failsafe_lock: the work's whole run (pause, repair, resume or give-up:
@@ -56,6 +76,10 @@ static u64 nr_events;			/* under failsafe_lock */
 static int last_reason = -1;		/* under failsafe_lock */
 static bool active;			/* off because of a miss, now */
 static bool given_up;			/* and for good: under failsafe_lock */
+/* paused until the probes are armed again: written under failsafe_lock */
+static bool waiting;
+/* the times of the last events, a ring: under failsafe_lock */
+static unsigned long event_times[KTR_FS_LIMIT_MAX];
 /* the miss counters as last seen by ktr_failsafe_poll() */
 static atomic64_t seen_patch_missed, seen_mirror_missed;
 
@@ -108,6 +132,46 @@ void ktr_failsafe_poll(void)
 }
 NOKPROBE_SYMBOL(ktr_failsafe_poll);
 
+/*
+ * The probes' switches (armed.c): a disarm trips the fail-safe, and a
+ * re-arm lets a waiting one resume. Called from every audit pass;
+ * returns whether they are armed. Context: process.
+ */
+bool ktr_failsafe_poll_armed(void)
+{
+	bool armed = !ktr_probes_unarmed();
+
+	if (!armed && !READ_ONCE(waiting))
+		ktr_failsafe_trip(KTR_FS_PROBES_DISARMED);
+	else if (armed && READ_ONCE(waiting) && !READ_ONCE(closed))
+		queue_work(system_unbound_wq, &failsafe_work);
+	return armed;
+}
+
+/* paused until the probes are armed again; any context */
+bool ktr_failsafe_waiting(void)
+{
+	return READ_ONCE(waiting);
+}
+
+/*
+ * Is this event the failsafe_limit-th within failsafe_window_s? Process
+ * context, under failsafe_lock.
+ */
+static bool event_recurs(void)
+{
+	unsigned int limit = clamp(failsafe_limit, 1U, KTR_FS_LIMIT_MAX);
+	unsigned long now = jiffies, oldest;
+
+	lockdep_assert_held(&failsafe_lock);
+	event_times[nr_events % limit] = now;
+	if (nr_events < limit)
+		return false;
+	/* the slot the next event takes holds the limit-th last one */
+	oldest = event_times[(nr_events + 1) % limit];
+	return time_before(now, oldest + (unsigned long)failsafe_window_s * HZ);
+}
+
 /* Context: process, under failsafe_lock. */
 static const char *repair_and_check(unsigned long why)
 {
@@ -136,15 +200,37 @@ static const char *repair_and_check(unsigned long why)
 	return NULL;
 }
 
+/* Context: process, under failsafe_lock. */
+static void give_up(const char *refusal, const char *what)
+{
+	lockdep_assert_held(&failsafe_lock);
+	given_up = true;
+	WRITE_ONCE(waiting, false);
+	ktr_activation_give_up(refusal);
+	pr_err("fail-safe (%s): %s: %s\n", reason_names[last_reason], what,
+	       refusal);
+}
+
 static void failsafe_fn(struct work_struct *work)
 {
+	const char *refusal, *unarmed;
 	unsigned long why;
-	const char *refusal;
 
 	mutex_lock(&failsafe_lock);
 	why = xchg(&pending, 0);
-	if (!why || closed)
+	/* the same disarm, seen again before the work could wait on it */
+	if (waiting)
+		why &= ~BIT(KTR_FS_PROBES_DISARMED);
+	if ((!why && !waiting) || closed)
 		goto out;
+	if (!why) {
+		/* the poll saw the probes armed again */
+		if (ktr_probes_unarmed())
+			goto out;
+		pr_info("fail-safe (%s): the probes are armed again; checking the replicas\n",
+			reason_names[last_reason]);
+		goto repair;
+	}
 	nr_events++;
 	last_reason = __ffs(why);
 	WRITE_ONCE(active, true);
@@ -154,24 +240,35 @@ static void failsafe_fn(struct work_struct *work)
 		goto out_changed;
 	}
 	/* first off the node tables, then say so and tell the publisher */
-	ktr_activation_pause();
+	if (!ktr_activation_paused())
+		ktr_activation_pause();
 	pr_err("fail-safe (%s): a write may have missed the replicas; every CPU and process is back on the master's tables\n",
 	       reason_names[last_reason]);
 	ktr_notify_changed(true);
-	refusal = repair_and_check(why);
-	if (refusal) {
-		given_up = true;
-		ktr_activation_give_up(refusal);
-		pr_err("fail-safe (%s): replication stays off: %s\n",
-		       reason_names[last_reason], refusal);
+	if (event_recurs()) {
+		give_up("failsafe_recurring", "replication stays off");
 		goto out_changed;
 	}
+repair:
+	refusal = repair_and_check(why);
+	if (refusal) {
+		give_up(refusal, "replication stays off");
+		goto out_changed;
+	}
+	unarmed = ktr_probes_unarmed();
+	if (unarmed) {
+		/* what the audit saw was the disarm's own writes */
+		last_reason = KTR_FS_PROBES_DISARMED;
+		if (!waiting)
+			pr_err("fail-safe (%s): %s is disarmed: activation stays paused until it is armed again\n",
+			       reason_names[last_reason], unarmed);
+		WRITE_ONCE(waiting, true);
+		goto out_changed;
+	}
+	WRITE_ONCE(waiting, false);
 	refusal = ktr_activation_resume();
 	if (refusal) {
-		given_up = true;
-		ktr_activation_give_up(refusal);
-		pr_err("fail-safe (%s): activation could not resume: %s\n",
-		       reason_names[last_reason], refusal);
+		give_up(refusal, "activation could not resume");
 		goto out_changed;
 	}
 	WRITE_ONCE(active, false);

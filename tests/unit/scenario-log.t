@@ -118,7 +118,7 @@ want_outcome pass check_log_among "log" "$ALLOWED"
 _desc="check_log_among: an allowed pattern need not occur"
 want_outcome pass check_log_among "log" "$ALLOWED
 ktrepl: activation=mm*"
-echo "ktrepl: audit: a write at x reached the master but not 1 replica(s); repaired" >> "$KMSG"
+echo "ktrepl: audit: a write at x reached the master but not 1 replica(s); the fail-safe repairs them" >> "$KMSG"
 _desc="check_log_among: a line none allows"
 want_outcome fail check_log_among "log" "$ALLOWED"
 _desc="check_log_among: a failure shows the line none allows, alone"

@@ -9,15 +9,21 @@
 #   probe  - the patch probe counts a call it could not handle;
 #   audit  - a replica page differs where the master changed;
 #   mirror - a module-area table update is missed: not checkable in the
-#            kernel, so replication stays off.
+#            kernel, so replication stays off;
+# and two without the inject, as an admin makes them:
+#   kprobes, ftrace - the kernel's switch that silences the probes is
+#            turned off: activation waits, paused, until it is on again;
+#   recurring - a reload with failsafe_limit=2: the second event in the
+#            window leaves replication off.
 #
 # DUMP=1: end with the module still in fail-safe, for the host to dump
 # the guest and read the fail-safe from the vmcore's descriptor.
 . /lib.sh
 DUMP=${DUMP:-0}
 S=$D/summary
-check "insmod ktrepl-test.ko fault_inject=1" \
-	insmod /lib/modules/ktrepl-test.ko fault_inject=1
+# failsafe_limit: room for every scenario's event before "recurring"
+check "insmod ktrepl-test.ko fault_inject=1 failsafe_limit=20" \
+	insmod /lib/modules/ktrepl-test.ko fault_inject=1 failsafe_limit=20
 act=$(head -n1 $S | kv activation)
 R=$(grep 'role=replica' $S | head -n1 | kv node)
 echo "# activation=$act, replica node $R"
@@ -40,6 +46,15 @@ on_node_tables() {
 		} END { exit !(n > 0 && bad == 0) }'
 	else
 		grep -q "^pid=$spinner .*node=$R " $D/bind
+	fi
+}
+# every CPU on the master's root (percpu), no process bound (mm)
+all_on_master() {
+	if [ "$act" = percpu ]; then
+		_m=$(head -n1 $S | kv master_root_pa)
+		! grep '^cpu=' $D/pgds | grep -qv "loaded_root_pa=$_m "
+	else
+		! grep -q '^pid=' $D/bind
 	fi
 }
 if [ "$act" = mm ]; then
@@ -82,7 +97,7 @@ for kind in patch probe audit; do
 	esac
 	case $kind in
 	patch) first=$taint ;;
-	audit) first="ktrepl: audit: a write at $cold+0x* reached the master but not * replica(s); repaired" ;;
+	audit) first="ktrepl: audit: a write at $cold+0x* reached the master but not * replica(s); the fail-safe repairs them" ;;
 	*) first= ;;
 	esac
 	want="$first
@@ -120,6 +135,87 @@ $(failsafe_log $reason "every replica equals the master again; activation resume
 	check_log "the fail-safe's log" "$want"
 done
 
+# TEST: kprobes, ftrace (one scenario each, where the kernel allows it)
+# - turn the switch off: debugfs kprobes/enabled, kernel.ftrace_enabled
+# - a fail-safe event, reason probes_disarmed; activation stays paused:
+#   nothing runs on the node tables, and failsafe_active=1
+# - a static key flipped meanwhile reaches the master only (no hook
+#   runs), and no further event is counted while the switch is off
+# - turn it on: the replicas are recopied, activation resumes, and the
+#   next verify is healthy
+# Expected log:
+#	% echo 0 > SWITCH
+#	(audit lines, where a pass under way saw the disarm's own writes)
+#	fail-safe (probes_disarmed): a write may have missed the replicas;
+#	  every CPU and process is back on the master's tables
+#	fail-safe: N replica page(s) recopied from the master, 0 still differ
+#	fail-safe (probes_disarmed): WHAT is disarmed: activation stays
+#	  paused until it is armed again
+#	% echo 1 > SWITCH
+#	fail-safe (probes_disarmed): the probes are armed again; checking
+#	  the replicas
+#	fail-safe: M replica page(s) recopied from the master, 0 still differ
+#	fail-safe (probes_disarmed): every replica equals the master again;
+#	  activation resumed
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+waiting_paused() { [ "$(fs failsafe_active)" = 1 ] && all_on_master; }
+# events_are N ACTIVE: N events since load, failsafe_active=ACTIVE
+events_are() { [ "$(fs failsafe)" = "$1" ] && [ "$(fs failsafe_active)" = "$2" ]; }
+for kind in kprobes ftrace; do
+	case $kind in
+	kprobes) sw=/sys/kernel/debug/kprobes/enabled ;;
+	ftrace) sw=/proc/sys/kernel/ftrace_enabled ;;
+	esac
+	start_test "$kind"
+	n0=$(fs failsafe)
+	if ! logged sh -c "echo 0 > $sw" 2>/tmp/sw.err; then
+		# arm64 6.1: the patch hook's ftrace_ops is permanent
+		if [ $kind = ftrace ] && grep -q busy /tmp/sw.err; then
+			ok "[$kind] the kernel refuses to turn ftrace off under the hook's permanent ftrace_ops ($(cat /tmp/sw.err))"
+			sleep 3
+			check "[$kind] and no fail-safe event is counted" \
+				events_are $n0 0
+			continue
+		fi
+		not_ok "[$kind] echo 0 > $sw: $(cat /tmp/sw.err)"
+		continue
+	fi
+	check "[$kind] a fail-safe event is counted, reason probes_disarmed" \
+		wait_for 10 event_after $n0 probes_disarmed
+	check "[$kind] activation waits, paused: failsafe_active=1, nothing on the node tables" \
+		wait_for 10 waiting_paused
+	# a write no hook sees while the switch is off
+	echo 1 > /proc/sys/kernel/sched_schedstats
+	echo 0 > /proc/sys/kernel/sched_schedstats
+	sleep 5
+	check "[$kind] no further event while the switch is off (audits ran: $(fs audits))" \
+		events_are $((n0 + 1)) 1
+	check "[$kind] still nothing on the node tables" all_on_master
+	check "[$kind] turn it on again" logged sh -c "echo 1 > $sw"
+	check "[$kind] the fail-safe ends: failsafe_active=0" wait_for 10 ended
+	check "[$kind] activation $act is in force again" wait_for 5 on_node_tables
+	check "[$kind] still one event for the whole disarm" \
+		events_are $((n0 + 1)) 0
+	ktrepl-dump --verify > /tmp/fs.out 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/fs.out | head -n 6
+	check "[$kind] the first verify after it reports the fail-safe (exit 1)" \
+		sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out"
+	check "[$kind] the next verify is healthy: every replica equals the master" \
+		ktrepl-dump --verify
+	# an audit pass under way as the switch turns may see the disarm's
+	# own writes first: its lines, and its reason on the first line
+	check_log "the fail-safe's log" "% sh -c echo 0 > $sw
+...
+ktrepl: fail-safe (*): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe (probes_disarmed): $kind is disarmed: activation stays paused until it is armed again
+% sh -c echo 1 > $sw
+ktrepl: fail-safe (probes_disarmed): the probes are armed again; checking the replicas
+ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe (probes_disarmed): every replica equals the master again; activation resumed"
+done
+
 # TEST: mirror
 # - inject a missed module-area table update
 # - a fail-safe event is counted, and replication stays off: nothing
@@ -136,15 +232,6 @@ check "[mirror] a fail-safe event is counted, reason mirror_missed" \
 	wait_for 10 event_after $n0 mirror_missed
 check "[mirror] replication stays off: activation=inactive, failsafe_active=1" \
 	wait_for 10 stays_off
-# every CPU on the master's root (percpu), no process bound (mm)
-all_on_master() {
-	if [ "$act" = percpu ]; then
-		_m=$(head -n1 $S | kv master_root_pa)
-		! grep '^cpu=' $D/pgds | grep -qv "loaded_root_pa=$_m "
-	else
-		! grep -q '^pid=' $D/bind
-	fi
-}
 check "[mirror] nothing runs on the node tables" wait_for 5 all_on_master
 ktrepl-dump --verify > /tmp/fs.out 2>&1
 rc=$?
@@ -153,12 +240,51 @@ check "[mirror] verify reports the host in fail-safe (exit 1), every time" \
 check_log "the fail-safe's log" \
 	"$(failsafe_log mirror_missed "replication stays off: failsafe_tables_unverified")"
 [ -n "${spinner:-}" ] && kill $spinner
+spinner=
 if [ "$DUMP" = 1 ]; then
 	check_dmesg_clean
 	done_testing
 	echo "KTREPL-READY-FOR-DUMP"
 	sleep 600
 fi
+check "rmmod ktrepl" rmmod ktrepl
+
+# TEST: recurring
+# - reload with failsafe_limit=2
+# - two missed patches: the first fail-safe resumes, the second is the
+#   2nd event in the window, and replication stays off
+# Expected log:
+#	the first event's three steps, then the second's first one and
+#	fail-safe (patch_missed): replication stays off: failsafe_recurring
+start_test "recurring"
+check "[recurring] insmod ktrepl-test.ko fault_inject=1 failsafe_limit=2" \
+	insmod /lib/modules/ktrepl-test.ko fault_inject=1 failsafe_limit=2
+if [ "$act" = mm ]; then
+	taskset -c "$(cat /sys/devices/system/node/node$R/cpulist)" \
+		sh -c 'while :; do read x < /proc/self/stat; done' &
+	spinner=$!
+fi
+check "[recurring] activation $act is in force" wait_for 5 on_node_tables
+for i in 1 2; do
+	n0=$(fs failsafe)
+	echo "miss kind=patch" > $D/inject
+	echo 1 > /proc/sys/kernel/sched_schedstats
+	echo 0 > /proc/sys/kernel/sched_schedstats
+	check "[recurring] miss $i: a fail-safe event is counted" \
+		wait_for 10 event_after $n0 patch_missed
+done
+recurred() {
+	[ "$(fs activation)" = inactive ] && [ "$(fs failsafe_active)" = 1 ] &&
+		[ "$(fs activation_reason)" = failsafe_recurring ]
+}
+check "[recurring] the second leaves replication off: activation_reason=failsafe_recurring" \
+	wait_for 10 recurred
+check "[recurring] nothing runs on the node tables" wait_for 5 all_on_master
+check_log "the fail-safe's log" "...
+$(failsafe_log patch_missed "every replica equals the master again; activation resumed")
+ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: fail-safe (patch_missed): replication stays off: failsafe_recurring"
+[ -n "${spinner:-}" ] && kill $spinner
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing
