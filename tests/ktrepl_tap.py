@@ -6,12 +6,39 @@ kept. The plan comes last, unless plan(n) gave it first: done() then
 fails when the checks run are not n, so that a test that stops early
 fails."""
 
+import ctypes
 import os
+import platform
+import struct
 import subprocess
 
 # tests/json-schema-check, and the schemas it reads (tests/schemas/)
 SCHEMA_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                             "json-schema-check")
+
+
+def perf_refused():
+    """Why this machine refuses what ktrepl-top opens, asked of the kernel
+    directly and not of the tool under test: a cpu-clock sampling event
+    of kernel code on CPU 0, every task (perf_event_open(2), the 64-byte
+    PERF_ATTR_SIZE_VER0). None when it opens."""
+    nr = {"x86_64": 298, "aarch64": 241}.get(platform.machine())
+    if nr is None:
+        return f"no perf_event_open number known for {platform.machine()}"
+    # type SOFTWARE (1), config CPU_CLOCK (0), a 1 ms period, IP samples;
+    # flags: disabled (bit 0), exclude_user (bit 4), exclude_hv (bit 6)
+    attr = struct.pack("<IIQQQQQIIQ", 1, 64, 0, 1000000, 1, 0,
+                       (1 << 0) | (1 << 4) | (1 << 6), 0, 0, 0)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    fd = libc.syscall(ctypes.c_long(nr), buf, ctypes.c_int(-1),
+                      ctypes.c_int(0), ctypes.c_int(-1), ctypes.c_ulong(0))
+    if fd >= 0:
+        os.close(fd)
+        return None
+    err = ctypes.get_errno()
+    return f"perf_event_open of a cpu-clock event on CPU 0: {os.strerror(err)}"
 
 
 class Tap:

@@ -281,10 +281,17 @@ def check_crash_arm64(scenario, fmt, path, node, cpu, live):
            f"{name} crash> ktrepl -c: every CPU's root at the panic is the "
            "one pgds showed loaded before it",
            f"got {got}\nwant {live.roots}\n{outs.get('cpus', '')}")
-    tap.ok(re.search(rf"^node {node} \w+ 0x[0-9a-f]+ len \d+ int_sqrt\+0x4 ",
-                     outs.get("diff", ""), re.M),
-           f"{name} crash> ktrepl -d: the flip's range on node {node}",
-           outs.get("diff", ""))
+    # the flip, and the trap's brk over write_sysrq_trigger's first
+    # instruction where there is one: exactly those ranges
+    want = [(str(node), "int_sqrt+0x4")] + (
+        [(str(node), "write_sysrq_trigger+0x0")] if scenario in TRAPPED
+        else [])
+    got = re.findall(r"^node (\d+) \w+ 0x[0-9a-f]+ len \d+ (\S+) \[",
+                     outs.get("diff", ""), re.M)
+    tap.ok(sorted(got) == sorted(want),
+           f"{name} crash> ktrepl -d: "
+           f"{' and '.join(w for _, w in want)} on node {node}",
+           f"got {got}\nwant {want}\n{outs.get('diff', '')}")
     leaves = re.findall(r"^node (\d+) 0x[0-9a-f]+-0x[0-9a-f]+\s+\S+\s+\w+"
                         r"\s+\S+\s+pa (0x[0-9a-f]+)\s+node (\d+)$",
                         outs.get("vtop", ""), re.M)
