@@ -231,8 +231,11 @@ static void prepare_percpu(bool alias_writable)
 
 	if (activation_now != KTREPL_ACT_PERCPU)
 		return;
-	why = alias_writable ? "direct_map_not_page_granular" :
-			       ktr_fresh_start();
+	if (alias_writable)
+		why = ktrepl_reason_name(
+			KTREPL_REASON_DIRECT_MAP_NOT_PAGE_GRANULAR);
+	else
+		why = ktr_fresh_start();
 	if (!why)
 		return;
 	ktr_fresh_stop();
@@ -322,7 +325,8 @@ const char *ktr_activation_resume(void)
 		WRITE_ONCE(paused, false);
 	if (!why && paused_workload != KTREPL_WORKLOAD_STOP &&
 	    ktr_workload_ctl(paused_workload))
-		why = "failsafe_workload_restart_failed";
+		why = ktrepl_reason_name(
+			KTREPL_REASON_FAILSAFE_WORKLOAD_RESTART_FAILED);
 	return why;
 }
 

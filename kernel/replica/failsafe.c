@@ -42,13 +42,23 @@
 
 #include "engine.h"
 
-static const char *const reason_names[KTR_FS_NR] = {
-	[KTR_FS_PATCH_MISSED] = "patch_missed",
-	[KTR_FS_PROBE_MISSED] = "probe_missed",
-	[KTR_FS_AUDIT_REPAIR] = "audit_repair",
-	[KTR_FS_MIRROR_MISSED] = "mirror_missed",
-	[KTR_FS_PROBES_DISARMED] = "probes_disarmed",
+/*
+ * failsafe_reason's word for each event: the words are ktrepl_abi.h's,
+ * while enum ktr_failsafe_reason keeps its own order (the lowest pending
+ * bit names an event).
+ */
+static const enum ktrepl_reason reason_words[KTR_FS_NR] = {
+	[KTR_FS_PATCH_MISSED] = KTREPL_REASON_PATCH_MISSED,
+	[KTR_FS_PROBE_MISSED] = KTREPL_REASON_PROBE_MISSED,
+	[KTR_FS_AUDIT_REPAIR] = KTREPL_REASON_AUDIT_REPAIR,
+	[KTR_FS_MIRROR_MISSED] = KTREPL_REASON_MIRROR_MISSED,
+	[KTR_FS_PROBES_DISARMED] = KTREPL_REASON_PROBES_DISARMED,
 };
+
+static const char *reason_name(int reason)
+{
+	return ktrepl_reason_name(reason_words[reason]);
+}
 
 #define KTR_FS_TRIES 10
 
@@ -181,7 +191,8 @@ static const char *repair_and_check(unsigned long why)
 	lockdep_assert_held(&failsafe_lock);
 	/* a patch in flight would look missed (x86 without text_mutex) */
 	if (!ktr_patch_excludable())
-		return "failsafe_no_patch_exclusion";
+		return ktrepl_reason_name(
+			KTREPL_REASON_FAILSAFE_NO_PATCH_EXCLUSION);
 	for (tries = 0; tries < KTR_FS_TRIES; tries++) {
 		fixed += ktr_patch_resync(true);
 		left = ktr_patch_resync(false);
@@ -193,10 +204,12 @@ static const char *repair_and_check(unsigned long why)
 	pr_info("fail-safe: %u replica page(s) recopied from the master, %u still differ\n",
 		fixed, left);
 	if (left)
-		return "failsafe_replicas_unverified";
+		return ktrepl_reason_name(
+			KTREPL_REASON_FAILSAFE_REPLICAS_UNVERIFIED);
 	/* a table entry the mirror missed is not one we can check here */
 	if (why & BIT(KTR_FS_MIRROR_MISSED))
-		return "failsafe_tables_unverified";
+		return ktrepl_reason_name(
+			KTREPL_REASON_FAILSAFE_TABLES_UNVERIFIED);
 	return NULL;
 }
 
@@ -207,7 +220,7 @@ static void give_up(const char *refusal, const char *what)
 	given_up = true;
 	WRITE_ONCE(waiting, false);
 	ktr_activation_give_up(refusal);
-	pr_err("fail-safe (%s): %s: %s\n", reason_names[last_reason], what,
+	pr_err("fail-safe (%s): %s: %s\n", reason_name(last_reason), what,
 	       refusal);
 }
 
@@ -228,7 +241,7 @@ static void failsafe_fn(struct work_struct *work)
 		if (ktr_probes_unarmed())
 			goto out;
 		pr_info("fail-safe (%s): the probes are armed again; checking the replicas\n",
-			reason_names[last_reason]);
+			reason_name(last_reason));
 		goto repair;
 	}
 	nr_events++;
@@ -236,17 +249,18 @@ static void failsafe_fn(struct work_struct *work)
 	WRITE_ONCE(active, true);
 	if (given_up) {
 		pr_err("fail-safe (%s): replication is already off\n",
-		       reason_names[last_reason]);
+		       reason_name(last_reason));
 		goto out_changed;
 	}
 	/* first off the node tables, then say so and tell the publisher */
 	if (!ktr_activation_paused())
 		ktr_activation_pause();
 	pr_err("fail-safe (%s): a write may have missed the replicas; every CPU and process is back on the master's tables\n",
-	       reason_names[last_reason]);
+	       reason_name(last_reason));
 	ktr_notify_changed(true);
 	if (event_recurs()) {
-		give_up("failsafe_recurring", "replication stays off");
+		give_up(ktrepl_reason_name(KTREPL_REASON_FAILSAFE_RECURRING),
+			"replication stays off");
 		goto out_changed;
 	}
 repair:
@@ -261,7 +275,7 @@ repair:
 		last_reason = KTR_FS_PROBES_DISARMED;
 		if (!waiting)
 			pr_err("fail-safe (%s): %s is disarmed: activation stays paused until it is armed again\n",
-			       reason_names[last_reason], unarmed);
+			       reason_name(last_reason), unarmed);
 		WRITE_ONCE(waiting, true);
 		goto out_changed;
 	}
@@ -273,7 +287,7 @@ repair:
 	}
 	WRITE_ONCE(active, false);
 	pr_info("fail-safe (%s): every replica equals the master again; activation resumed\n",
-		reason_names[last_reason]);
+		reason_name(last_reason));
 out_changed:
 	ktr_notify_changed(true);
 out:
@@ -309,5 +323,5 @@ void ktr_failsafe_counters(u64 *events, bool *now, const char **reason)
 
 	*events = READ_ONCE(nr_events);
 	*now = READ_ONCE(active);
-	*reason = r >= 0 ? reason_names[r] : NULL;
+	*reason = r >= 0 ? reason_name(r) : NULL;
 }

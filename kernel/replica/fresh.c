@@ -301,14 +301,16 @@ static const char *hold_gaps(unsigned long va, unsigned long end)
 
 		if (vm) {
 			if (!image_area(vm))
-				return "leaf_table_shared_with_vmalloc";
+				return ktrepl_reason_name(
+					KTREPL_REASON_LEAF_TABLE_SHARED_WITH_VMALLOC);
 			va = (unsigned long)vm->addr + vm->size;
 			continue;
 		}
 		while (va < end && !find_area((void *)va))
 			va += PAGE_SIZE;
 		if (nr_holds == KTR_MAX_HOLDS)
-			return "leaf_table_gaps";
+			return ktrepl_reason_name(
+				KTREPL_REASON_LEAF_TABLE_GAPS);
 		h = get_area(va - gap, VM_NO_GUARD, gap, va,
 			     __builtin_return_address(0));
 		if (h && (unsigned long)h->addr != gap) {
@@ -316,7 +318,8 @@ static const char *hold_gaps(unsigned long va, unsigned long end)
 			h = NULL;
 		}
 		if (!h)
-			return "leaf_table_gap_taken";
+			return ktrepl_reason_name(
+				KTREPL_REASON_LEAF_TABLE_GAP_TAKEN);
 		holds[nr_holds++] = h;
 	}
 	return NULL;
@@ -332,7 +335,8 @@ static const char *check_copied(void)
 	find_area = (void *)ktr_ksym_quiet("find_vm_area");
 	get_area = (void *)ktr_ksym_quiet("__get_vm_area_caller");
 	if (!find_area || !get_area)
-		return "vm_area_symbols_missing";
+		return ktrepl_reason_name(
+			KTREPL_REASON_VM_AREA_SYMBOLS_MISSING);
 	for (i = 0; i < nr_copied; i++) {
 		const struct copied_table *t = &copied[i];
 
@@ -349,7 +353,8 @@ static const char *check_copied(void)
 			if (ktr_pte_present(v) &&
 			    ktr_pte_leaf(v, t->level, ktr.geom.levels) &&
 			    !image_covers(va, va + ktr_level_size(t->level)))
-				return "huge_mapping_in_copied_table";
+				return ktrepl_reason_name(
+					KTREPL_REASON_HUGE_MAPPING_IN_COPIED_TABLE);
 		}
 	}
 	return NULL;
@@ -365,19 +370,20 @@ const char *ktr_fresh_start(void)
 	int ret;
 
 	if (!KTR_ARCH_FRESH_TABLES)
-		return "arch_unsupported";
+		return ktrepl_reason_name(KTREPL_REASON_ARCH_UNSUPPORTED);
 	/*
 	 * Where spinlock_t does not fit in struct page (lockdep, as in debug
 	 * kernels), a PMD table's lock is allocated by ptlock_alloc(), which
 	 * modules cannot call: no table could be constructed as the kernel's
 	 */
 	if (ALLOC_SPLIT_PTLOCKS)
-		return "split_ptlocks";
+		return ktrepl_reason_name(KTREPL_REASON_SPLIT_PTLOCKS);
 	if (collect_copied())
-		return "table_walk_failed";
+		return ktrepl_reason_name(KTREPL_REASON_TABLE_WALK_FAILED);
 	ret = register_memory_notifier(&offline_nb);
 	if (ret)
-		return "memory_notifier_refused";
+		return ktrepl_reason_name(
+			KTREPL_REASON_MEMORY_NOTIFIER_REFUSED);
 	memory_notifier_on = true;
 	for (; nr_veto_probes < ARRAY_SIZE(veto_probes); nr_veto_probes++) {
 		struct kprobe *kp = &veto_probes[nr_veto_probes];
@@ -386,13 +392,14 @@ const char *ktr_fresh_start(void)
 		ret = register_kprobe(kp);
 		if (ret) {
 			pr_err("cannot hook %s: %d\n", kp->symbol_name, ret);
-			return "table_free_hook_refused";
+			return ktrepl_reason_name(
+				KTREPL_REASON_TABLE_FREE_HOOK_REFUSED);
 		}
 	}
 	ret = prepopulate();
 	if (ret) {
 		pr_err("pre-populating the copied tables failed: %d\n", ret);
-		return "prepopulate_failed";
+		return ktrepl_reason_name(KTREPL_REASON_PREPOPULATE_FAILED);
 	}
 	pr_info("copied tables pre-populated: %lu pages donated to the kernel's tables\n",
 		donated_pages);

@@ -655,17 +655,19 @@ static const char *mm_start(void)
 	kernel_slot = pgd_index(__START_KERNEL_map);
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 	if (!tp_fork || !tp_exec)
-		return "no_fork_exec_tracepoints";
+		return ktrepl_reason_name(
+			KTREPL_REASON_NO_FORK_EXEC_TRACEPOINTS);
 	ret = make_text_nonglobal();
 	if (ret)
-		return "out_of_memory";
+		return ktrepl_reason_name(KTREPL_REASON_OUT_OF_MEMORY);
 	if (tracepoint_probe_register(tp_fork, probe_fork, NULL) ||
 	    tracepoint_probe_register(tp_exec, probe_exec, NULL)) {
 		tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
 		tracepoint_synchronize_unregister();
 		restore_global();
 		ktr_arch_flush_all();
-		return "tracepoint_registration_failed";
+		return ktrepl_reason_name(
+			KTREPL_REASON_TRACEPOINT_REGISTRATION_FAILED);
 	}
 	mutex_lock(&bind_lock);
 	WRITE_ONCE(mm_on, true);

@@ -202,7 +202,7 @@ static const char *percpu_refusal(void)
 	if (CONFIG_PGTABLE_LEVELS != 4 ||
 	    !((PAGE_SHIFT == 12 && vabits_actual == 48) ||
 	      (PAGE_SHIFT == 14 && vabits_actual == 52)))
-		return "paging_geometry";
+		return ktrepl_reason_name(KTREPL_REASON_PAGING_GEOMETRY);
 	pc.swapper = __pa(ktr.master_root);
 	pc.swapper_cnp = read_sysreg(ttbr1_el1) & TTBR_CNP_BIT;
 	pc.reserved = pc.swapper - PAGE_SIZE;
@@ -210,12 +210,12 @@ static const char *percpu_refusal(void)
 	fn = ktr_ksym("idmap_cpu_replace_ttbr1");
 	pc.do_switch_mm = (void *)ktr_ksym("cpu_do_switch_mm");
 	if (!fn || !pc.do_switch_mm)
-		return "symbols_missing";
+		return ktrepl_reason_name(KTREPL_REASON_SYMBOLS_MISSING);
 	fn -= kimage_voffset;	/* its PA: called through the idmap */
 	if (fn >= BIT_ULL(48) || pc.swapper >= BIT_ULL(48))
-		return "image_above_48_bit_pa";
+		return ktrepl_reason_name(KTREPL_REASON_IMAGE_ABOVE_48_BIT_PA);
 	if (!idmap_maps_itself(fn))
-		return "idmap_not_found";
+		return ktrepl_reason_name(KTREPL_REASON_IDMAP_NOT_FOUND);
 	pc.replace_ttbr1 = (void *)fn;
 	return NULL;
 }
@@ -245,7 +245,8 @@ const char *ktr_percpu_start(void)
 	ret = cpu_pm_register_notifier(&cpu_pm_nb);
 	if (ret) {
 		ktr_percpu_stop();
-		return "cpu_pm_notifier_refused";
+		return ktrepl_reason_name(
+			KTREPL_REASON_CPU_PM_NOTIFIER_REFUSED);
 	}
 	pc.pm_registered = true;
 	/* runs cpu_online_cb on every online CPU, and on each one onlined */
@@ -253,7 +254,7 @@ const char *ktr_percpu_start(void)
 				cpu_online_cb, cpu_offline_cb);
 	if (ret < 0) {
 		ktr_percpu_stop();
-		return "cpuhp_refused";
+		return ktrepl_reason_name(KTREPL_REASON_CPUHP_REFUSED);
 	}
 	pc.hp_state = ret;
 	return NULL;
