@@ -269,12 +269,17 @@ int ktr_workload_ctl(enum ktrepl_workload_mode mode)
 	if (mode != KTREPL_WORKLOAD_STOP && !KTR_TEST_BUILD &&
 	    ktr_activation() != KTREPL_ACT_WORKLOAD)
 		return -EOPNOTSUPP;
-	/* no worker onto tables the fail-safe is repairing, or gave up on */
-	if (mode != KTREPL_WORKLOAD_STOP && ktr_activation_paused())
-		return -EBUSY;
 	mutex_lock(&workload_lock);
 	if (workload_closed && mode != KTREPL_WORKLOAD_STOP) {
 		ret = -ENODEV;
+	} else if (mode != KTREPL_WORKLOAD_STOP && ktr_activation_paused()) {
+		/*
+		 * No worker onto tables the fail-safe is repairing. Read under
+		 * workload_lock: the pause sets paused before its own stop
+		 * takes the lock, so a start either sees it here or has its
+		 * workers stopped by that stop.
+		 */
+		ret = -EBUSY;
 	} else if (mode == KTREPL_WORKLOAD_STOP) {
 		workload_stop_locked();
 	} else if (workload_mode != mode) {
