@@ -299,9 +299,12 @@ def check_crash_arm64(scenario, fmt, path, node, cpu, live):
            f"{name} crash> ktrepl -t int_sqrt: each node's tables reach its "
            "own copy", f"got {leaves}\n{outs.get('vtop', '')}")
     pan = outs.get("panic", "")
-    if crash_panic:
-        who = re.search(rf"panic task \d+ \(sh\) on cpu {cpu}, node {node}",
-                        pan)
+    # crash's own task where it gives the extension one (tt->panic_task,
+    # even when its sys prints no PID: a panic() through sysrq c)
+    task = re.search(rf"^panic task {live.pid} \(sh\) on cpu {cpu}, "
+                     rf"node {node}", pan, re.M)
+    if crash_panic or task:
+        who = task
         whence = "crash's panic task, the shell"
     else:
         # crash names no task: -p takes the kernel's panic_cpu and the
