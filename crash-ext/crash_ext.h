@@ -24,6 +24,9 @@ struct session {
 	struct kt_out out;
 };
 
+/* len bytes at a kernel symbol plus offset; false where crash cannot */
+bool crash_read_symbol(char *sym, ulong offset, void *buf, long len);
+
 /* false after saying why in crash's output */
 bool session_open(struct session *s);
 void session_close(struct session *s);

@@ -157,13 +157,6 @@ static bool site_from_crash(struct panic_site *ps)
 	return true;
 }
 
-static bool read_kernel(char *sym, ulong offset, void *buf, long len)
-{
-	return symbol_exists(sym) &&
-	       readmem(symbol_value(sym) + offset, KVADDR, buf, len,
-		       sym, RETURN_ON_ERROR | QUIET);
-}
-
 /*
  * The registers that cpu saved in its crash note (crash_save_cpu(), when
  * a kdump kernel took the dump): its pc, and arm64's link register.
@@ -178,8 +171,8 @@ static bool note_regs(struct session *s, int cpu, struct panic_site *ps)
 	struct kt_err err;
 
 	if (len > sizeof(buf) ||
-	    !read_kernel("crash_notes", 0, &notes, sizeof(notes)) ||
-	    !read_kernel("__per_cpu_offset", (ulong)cpu * sizeof(ulong),
+	    !crash_read_symbol("crash_notes", 0, &notes, sizeof(notes)) ||
+	    !crash_read_symbol("__per_cpu_offset", (ulong)cpu * sizeof(ulong),
 			 &offset, sizeof(offset)) ||
 	    !readmem(notes + offset, KVADDR, buf, (long)len, "crash note",
 		     RETURN_ON_ERROR | QUIET)) {
@@ -207,7 +200,7 @@ static int kernel_panic_cpu(void)
 {
 	int cpu;
 
-	if (!read_kernel("panic_cpu", 0, &cpu, sizeof(cpu)))
+	if (!crash_read_symbol("panic_cpu", 0, &cpu, sizeof(cpu)))
 		return -1;
 	return cpu;
 }

@@ -10,6 +10,14 @@
 #include "crash_ext.h"
 #include "dump_check.h"
 
+/* len bytes at the kernel symbol sym plus offset; false if crash cannot */
+bool crash_read_symbol(char *sym, ulong offset, void *buf, long len)
+{
+	return symbol_exists(sym) &&
+	       readmem(symbol_value(sym) + offset, KVADDR, buf, len, sym,
+		       RETURN_ON_ERROR | QUIET);
+}
+
 static int crash_vmcoreinfo(struct kt_memsrc *src, const char *key, char *val,
 			    size_t len, struct kt_err *err)
 {
@@ -33,9 +41,7 @@ static int crash_descriptor_hint(struct kt_memsrc *src, uint64_t *pa)
 {
 	uint64_t val;
 
-	if (!symbol_exists(DESCRIPTOR_PA_SYMBOL) ||
-	    !readmem(symbol_value(DESCRIPTOR_PA_SYMBOL), KVADDR, &val,
-		     sizeof(val), DESCRIPTOR_PA_SYMBOL, RETURN_ON_ERROR | QUIET))
+	if (!crash_read_symbol(DESCRIPTOR_PA_SYMBOL, 0, &val, sizeof(val)))
 		return -ENOENT;
 	*pa = val;
 	return 0;
@@ -130,9 +136,7 @@ static int crash_phys_end(struct kt_memsrc *src, uint64_t *end,
 {
 	ulong max_pfn;
 
-	if (!symbol_exists("max_pfn") ||
-	    !readmem(symbol_value("max_pfn"), KVADDR, &max_pfn,
-		     sizeof(max_pfn), "max_pfn", RETURN_ON_ERROR | QUIET))
+	if (!crash_read_symbol("max_pfn", 0, &max_pfn, sizeof(max_pfn)))
 		return kt_err_set(err, ENOENT,
 				  "crash knows neither this dump's memory map (its format, a node table) nor the kernel's max_pfn");
 	*end = (uint64_t)max_pfn * PAGESIZE();

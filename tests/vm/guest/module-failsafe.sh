@@ -66,6 +66,17 @@ check "activation $act is in force before any miss" wait_for 3 on_node_tables
 cold=$(awk '$3 ~ /^__(x64|arm64)_sys_kexec_load$/ {print $3; exit}' /proc/kallsyms)
 cold=${cold:-int_sqrt}
 check "verify: healthy before" ktrepl-dump --verify
+# verified_after_resume TAG: the first verify after a fail-safe that
+# resumed reports it (exit 1), the next one is healthy
+verified_after_resume() {
+	ktrepl-dump --verify > /tmp/fs.out 2>&1
+	_rc=$?
+	sed 's/^/# /' /tmp/fs.out | head -n 6
+	check "[$1] the first verify after it reports the fail-safe (exit 1)" \
+		sh -c "[ $_rc = 1 ] && grep -q 'failsafe' /tmp/fs.out"
+	check "[$1] the next verify is healthy: every replica equals the master" \
+		ktrepl-dump --verify
+}
 
 # TEST: patch, probe, audit (one scenario each)
 # - inject the miss
@@ -125,13 +136,7 @@ $(failsafe_log $reason "every replica equals the master again; activation resume
 	check "[$kind] the log says the replicas were checked before resuming" \
 		sh -c "dmesg | grep -q 'fail-safe ($reason): every replica equals the master again; activation resumed'"
 	check "[$kind] activation $act is in force again" wait_for 5 on_node_tables
-	ktrepl-dump --verify > /tmp/fs.out 2>&1
-	rc=$?
-	sed 's/^/# /' /tmp/fs.out | head -n 6
-	check "[$kind] the first verify after it reports the fail-safe (exit 1)" \
-		sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out"
-	check "[$kind] the next verify is healthy: every replica equals the master" \
-		ktrepl-dump --verify
+	verified_after_resume "$kind"
 	check_log "the fail-safe's log" "$want"
 done
 
@@ -196,13 +201,7 @@ for kind in kprobes ftrace; do
 	check "[$kind] activation $act is in force again" wait_for 5 on_node_tables
 	check "[$kind] still one event for the whole disarm" \
 		events_are $((n0 + 1)) 0
-	ktrepl-dump --verify > /tmp/fs.out 2>&1
-	rc=$?
-	sed 's/^/# /' /tmp/fs.out | head -n 6
-	check "[$kind] the first verify after it reports the fail-safe (exit 1)" \
-		sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out"
-	check "[$kind] the next verify is healthy: every replica equals the master" \
-		ktrepl-dump --verify
+	verified_after_resume "$kind"
 	# an audit pass under way as the switch turns may see the disarm's
 	# own writes first: its lines, and its reason on the first line
 	check_log "the fail-safe's log" "% sh -c echo 0 > $sw
