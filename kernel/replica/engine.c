@@ -17,57 +17,12 @@
 
 #include "engine.h"
 #include "ktrepl_node.h"
+#include "activation.h"
 #include "testing.h"
-
-static char *activation;
-module_param(activation, charp, 0400);
-MODULE_PARM_DESC(activation, "who runs on the replicas: percpu (arm64 default), mm (x86_64 default), workload or inactive");
 
 struct ktr_engine ktr = {
 	.master_nid = NUMA_NO_NODE,
 };
-
-/*
- * Who runs on the replicas, and why not what was asked ("" if it was).
- * Both are set at init; later only the fail-safe's give-up writes the
- * activation, under failsafe_lock (asserted there), and anyone may read
- * it. The give-up's reason is published, not kept here: nothing reads
- * this one after load.
- */
-static enum ktrepl_activation activation_now;
-static const char *activation_reason = "";
-
-enum ktrepl_activation ktr_activation(void)
-{
-	return READ_ONCE(activation_now);
-}
-NOKPROBE_SYMBOL(ktr_activation);
-
-/* the activation asked for, or the arch's default */
-static int requested_activation(enum ktrepl_activation *act)
-{
-	if (!activation || !*activation)
-		*act = ktr_arch.percpu_start ? KTREPL_ACT_PERCPU :
-		       ktr_arch.mm ? KTREPL_ACT_MM :
-		       KTR_ARCH_CAN_ACTIVATE ? KTREPL_ACT_WORKLOAD :
-					       KTREPL_ACT_INACTIVE;
-	else {
-		/* the names are ktrepl_abi.h's; "none" is a result, not a request */
-		int found = ktrepl_abi_lookup(ktrepl_activation_str,
-					      KTREPL_ACT_NR, activation);
-
-		if (found < 0 || found == KTREPL_ACT_NONE)
-			return -EINVAL;
-		*act = found;
-	}
-	if (*act == KTREPL_ACT_PERCPU && !ktr_arch.percpu_start)
-		return -EOPNOTSUPP;
-	if (*act == KTREPL_ACT_MM && !ktr_arch.mm)
-		return -EINVAL;
-	if (*act == KTREPL_ACT_WORKLOAD && !KTR_ARCH_CAN_ACTIVATE)
-		return -EOPNOTSUPP;
-	return 0;
-}
 
 /*
  * Where kallsyms has no data symbols (arm64 without KALLSYMS_ALL), the
@@ -222,125 +177,6 @@ static u64 time_baseline(void)
 }
 
 /*
- * percpu, step 1, before the node tables are copied: make the master's
- * copied table pages immutable. A refusal leaves the module inactive.
- */
-static void prepare_percpu(bool alias_writable)
-{
-	const char *why;
-
-	if (activation_now != KTREPL_ACT_PERCPU)
-		return;
-	if (alias_writable)
-		why = ktrepl_reason_name(
-			KTREPL_REASON_DIRECT_MAP_NOT_PAGE_GRANULAR);
-	else
-		why = ktr_fresh_start();
-	if (!why)
-		return;
-	ktr_fresh_stop();
-	activation_now = KTREPL_ACT_INACTIVE;
-	activation_reason = why;
-}
-
-/* percpu, step 2: the copies made instructions, then every CPU moved */
-static void start_percpu(void)
-{
-	const char *why;
-	int fixed;
-
-	if (activation_now != KTREPL_ACT_PERCPU)
-		return;
-	fixed = ktr_recopy_quiesced();
-	if (fixed)
-		pr_info("%d chunk copies caught up with a patch made during the load\n",
-			fixed);
-	why = ktr_arch.percpu_start();
-	if (!why)
-		return;
-	ktr_arch.percpu_stop();
-	ktr_fresh_stop();
-	activation_now = KTREPL_ACT_INACTIVE;
-	activation_reason = why;
-}
-
-/* mm: node-confined processes onto their sets, from now on */
-static void start_mm(void)
-{
-	const char *why;
-
-	if (activation_now != KTREPL_ACT_MM)
-		return;
-	why = ktr_arch.mm->start();
-	if (!why) {
-		ktr_provider.bound = ktr_arch.mm->bound;
-		ktr_provider.bound_past = ktr_arch.mm->bound_past;
-		ktr_provider.bind_ctl = ktr_arch.mm->bind_ctl;
-		ktr_provider.bind_auto = ktr_arch.mm->auto_on;
-		return;
-	}
-	activation_now = KTREPL_ACT_INACTIVE;
-	activation_reason = why;
-}
-
-/*
- * The fail-safe's three steps on the activation (failsafe.c): everyone
- * off the node tables, then on again, or off for good.
- */
-static enum ktrepl_workload_mode paused_workload = KTREPL_WORKLOAD_STOP;
-/* from a pause to its resume, and for good after a give-up */
-static bool paused;
-
-bool ktr_activation_paused(void)
-{
-	return READ_ONCE(paused);
-}
-
-void ktr_activation_pause(void)
-{
-	lockdep_assert(ktr_failsafe_lock_held());
-	WRITE_ONCE(paused, true);
-	paused_workload = ktr_workload_mode();
-	if (paused_workload != KTREPL_WORKLOAD_STOP)
-		ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
-	if (activation_now == KTREPL_ACT_PERCPU)
-		ktr_arch.percpu_stop();
-	else if (activation_now == KTREPL_ACT_MM)
-		ktr_arch.mm->stop();
-}
-
-const char *ktr_activation_resume(void)
-{
-	const char *why = NULL;
-
-	lockdep_assert(ktr_failsafe_lock_held());
-	if (activation_now == KTREPL_ACT_PERCPU) {
-		why = ktr_arch.percpu_start();
-		if (why)
-			ktr_arch.percpu_stop();
-	} else if (activation_now == KTREPL_ACT_MM) {
-		why = ktr_arch.mm->start();
-	}
-	if (!why)
-		WRITE_ONCE(paused, false);
-	if (!why && paused_workload != KTREPL_WORKLOAD_STOP &&
-	    ktr_workload_ctl(paused_workload))
-		why = ktrepl_reason_name(
-			KTREPL_REASON_FAILSAFE_WORKLOAD_RESTART_FAILED);
-	return why;
-}
-
-/* nobody runs on the node tables from here until unload */
-void ktr_activation_give_up(const char *why)
-{
-	lockdep_assert(ktr_failsafe_lock_held());
-	ktr_workload_ctl(KTREPL_WORKLOAD_STOP);
-	WRITE_ONCE(activation_now, KTREPL_ACT_INACTIVE);
-	WRITE_ONCE(ktr_provider.activation, KTREPL_ACT_INACTIVE);
-	ktr_provider.activation_reason = why;
-}
-
-/*
  * Where a load's time goes, step by step: the load is judged against a
  * plain memcpy() of the same bytes (bench=1), and a user whose load is
  * slow needs the step to blame. Written by replicate() alone, at init.
@@ -435,14 +271,13 @@ static int replicate(void)
 	}
 	load_step_done(LOAD_PROTECT, &t);
 	if (!ret)
-		prepare_percpu(alias_writable);
+		ktr_activation_prepare(alias_writable);
 	if (!ret)
 		ret = build_tables();
 	load_step_done(LOAD_TABLES, &t);
 	if (ret)
 		return ret;
-	start_percpu();
-	start_mm();
+	ktr_activation_start();
 	load_step_done(LOAD_ACTIVATE, &t);
 	ret = ktr_modules_start();
 	load_step_done(LOAD_MODULES, &t);
@@ -464,30 +299,16 @@ int ktr_engine_init(void)
 	ret = discover();
 	if (ret)
 		goto fail;
+	ret = ktr_activation_choose(ktr_any_replica());
+	if (ret)
+		goto fail;
 	if (!ktr_any_replica()) {
-		activation_now = KTREPL_ACT_NONE;
-		ktr_provider.activation = activation_now;
 		pr_info("one memory node, nothing to replicate\n");
 		return 0;
-	}
-	ret = requested_activation(&activation_now);
-	if (ret) {
-		pr_err("activation=%s is not one this %s kernel can do\n",
-		       activation, KTR_ARCH_NAME);
-		goto fail;
 	}
 	ret = replicate();
 	if (ret)
 		goto fail;
-	ktr_provider.activation = activation_now;
-	ktr_provider.activation_reason = activation_reason;
-	if (*activation_reason)
-		pr_warn("activation=inactive activation_reason=%s\n",
-			activation_reason);
-	else if (activation_now == KTREPL_ACT_PERCPU)
-		pr_info("activation=percpu: every CPU runs on its node's tables\n");
-	else if (activation_now == KTREPL_ACT_MM)
-		pr_info("activation=mm: node-bound processes run on their node's tables\n");
 	ktr_provider.allocations = ktr_alloc_calls();
 	ktr_provider.load_ns = ktime_get_ns() - start;
 	ktr_failsafe_start();
@@ -512,12 +333,11 @@ void ktr_engine_stop(void)
 {
 	/* a fail-safe under way finishes first, and none starts after */
 	ktr_failsafe_stop();
-	/* every CPU off the node roots before their tables may change */
-	if (activation_now == KTREPL_ACT_PERCPU)
-		ktr_arch.percpu_stop();
-	/* and every mm, before the sets they point at may go */
-	if (ktr_arch.mm)
-		ktr_arch.mm->stop();
+	/*
+	 * every CPU off the node roots, and every mm off the sets, before
+	 * their tables may change or go
+	 */
+	ktr_activation_stop();
 	/* then the module-area tables may go stale: nobody walks them */
 	ktr_modules_stop();
 	ktr_fresh_stop();

@@ -4,6 +4,7 @@
  * kernel/livepatch/core.h is:
  *
  *   engine.c    load, stop and free, in named and timed steps
+ *   activation.c  who runs on the node tables: one state machine
  *   build.c     chunks, node-local replicas, the page accounting
  *   tables.c    each node's own tables, and tables_lock
  *   patch.c     propagation of runtime text patches into every replica
@@ -34,8 +35,8 @@
  * each piece of state that changes after load. Order,
  * outermost first (a path may skip levels):
  *
- *   failsafe_lock > desc_lock (debugfs/vmcore_desc.c) > workload_lock,
- *   bind_lock > audit_lock > mods_lock > canary_lock (armed.c)
+ *   failsafe_lock > act_lock > desc_lock (debugfs/vmcore_desc.c)
+ *   > workload_lock, bind_lock > audit_lock > mods_lock > canary_lock (armed.c)
  *   > cpus_read_lock (stop_machine) > text_mutex > hook_lock,
  *   tables_lock, log_lock
  *
@@ -47,7 +48,11 @@
  *
  * failsafe_lock (mutex, failsafe.c) serializes the fail-safe work with
  * ktr_failsafe_stop(), and so the pause, resume and give-up of the
- * activation (engine.c asserts it). Trips only set a bit and queue the
+ * activation (activation.c asserts it).
+ *
+ * act_lock (mutex, activation.c) guards the activation's state, kind
+ * and reason: the load's start, the fail-safe's transitions and
+ * unload's stop take it; readers of the activation go without. Trips only set a bit and queue the
  * work, from any context. Its counters are read locklessly.
  *
  * workload_lock (mutex, workload.c) guards the workers' array and the
@@ -279,7 +284,7 @@ extern const struct ktr_arch ktr_arch;
  *   direct-map aliases are read-only (ktr_alias_protected()).
  * - tables.c: each node's own tables, their list and byte count, and
  *   tables_lock, over every write to a node's tables (ktr_tables_lock()).
- * - engine.c: the activation and its reason (ktr_activation()).
+ * - activation.c: the activation, its state and reason (activation.h).
  * - fresh.c: the table pages donated to the kernel.
  * - patch.c, audit.c, mirror.c, workload.c, modules.c, failsafe.c: their
  *   counters, logs, workers and module list.
@@ -435,6 +440,8 @@ int ktr_tasks(struct ktrepl_task_record *recs, int max);
 struct ktr_mm_ops {
 	const char *(*start)(void);	/* NULL, or why not */
 	void (*stop)(void);		/* every mm back on the master */
+	/* as stop, but the bindings made by hand are kept for the resume */
+	void (*pause)(void);
 	int (*bound)(struct ktrepl_bound_record *recs, int max);
 	int (*bound_past)(struct ktrepl_bound_record *recs, int max);
 	int (*bind_ctl)(pid_t pid, int nid, int set_auto);
@@ -511,13 +518,6 @@ void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
 /* for lockdep assertions only, as ktr_modules_lock_held() */
 bool ktr_failsafe_lock_held(void);
-/* engine.c, for the fail-safe: process context, under failsafe_lock */
-void ktr_activation_pause(void);
-const char *ktr_activation_resume(void);
-void ktr_activation_give_up(const char *why);
-bool ktr_activation_paused(void);	/* any context */
-/* engine.c: the activation in force; any context */
-enum ktrepl_activation ktr_activation(void);
 /* patch.c, patch_*.c and audit.c, for the fail-safe */
 u64 ktr_patch_probe_misses(void);
 /* whether a pass can keep out of a patch in flight (patch_*.c) */

@@ -40,6 +40,7 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 
+#include "activation.h"
 #include "engine.h"
 
 /*
@@ -74,7 +75,7 @@ MODULE_PARM_DESC(failsafe_window_s, "the window failsafe_limit counts events in 
 
 /*
  * failsafe_lock: the work's whole run (pause, repair, resume or give-up:
- * engine.c asserts it), closing at stop, and the counters. The work and
+ * activation.c asserts it), closing at stop, and the counters. The work and
  * ktr_failsafe_stop() take it; nothing else may. Outermost of the
  * engine's locks: the work takes the publisher's, the workers', the
  * bindings' and the audit's inside it (engine.h, "Locking").

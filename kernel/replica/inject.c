@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "activation.h"
 #include "engine.h"
 #include "testing.h"
 

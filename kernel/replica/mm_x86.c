@@ -699,41 +699,61 @@ static void sweep(void)
 /*
  * Every mm back on the master's entry and every CPU's TLB flushed before
  * the sets may go: no mm, and no translation, can point at them after.
+ * A pause (keep_by_hand) keeps the bindings made by hand, each with its
+ * mm let go, so that the resume's first scan binds them again
+ * (keep_by_hand()); a stop frees every binding, whatever a pause kept.
  */
-static void mm_stop(void)
+static void mm_off(bool keep_hand_made)
 {
 	struct ktr_bound *b, *tmp;
+	bool was_on;
 
-	if (!tp_fork)
-		return;
 	mutex_lock(&bind_lock);
-	if (!mm_on) {
-		mutex_unlock(&bind_lock);
-		return;
+	was_on = mm_on;
+	if (was_on) {
+		/*
+		 * At once, before anything waits: every mm back on the
+		 * master's entry and every TLB flushed (a fail-safe's first
+		 * step). The probes see mm_on off from here on.
+		 */
+		WRITE_ONCE(mm_on, false);
+		sweep();
+		ktr_arch_flush_all();
 	}
-	/*
-	 * At once, before anything waits: every mm back on the master's
-	 * entry and every TLB flushed (a fail-safe's first step). The
-	 * probes see mm_on off from here on.
-	 */
-	WRITE_ONCE(mm_on, false);
-	sweep();
-	ktr_arch_flush_all();
 	mutex_unlock(&bind_lock);
-	tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
-	tracepoint_probe_unregister(tp_exec, probe_exec, NULL);
-	tracepoint_synchronize_unregister();
-	cancel_delayed_work_sync(&scan_work);
+	if (was_on) {
+		tracepoint_probe_unregister(tp_fork, probe_fork, NULL);
+		tracepoint_probe_unregister(tp_exec, probe_exec, NULL);
+		tracepoint_synchronize_unregister();
+		cancel_delayed_work_sync(&scan_work);
+	}
 	mutex_lock(&bind_lock);
-	list_for_each_entry_safe(b, tmp, &bound_list, list)
-		drop_bound(b);
-	/* what a probe that read mm_on before the store pointed since */
-	sweep();
-	restore_global();
-	ktr_test_lifetime("core_leaves_global restored");
-	ktr_arch_flush_all();
+	list_for_each_entry_safe(b, tmp, &bound_list, list) {
+		if (keep_hand_made && (b->manual || b->excluded))
+			release_mm(b, local_clock());
+		else
+			drop_bound(b);
+	}
+	if (was_on) {
+		/* what a probe that read mm_on before the store pointed since */
+		sweep();
+		restore_global();
+		ktr_test_lifetime("core_leaves_global restored");
+		ktr_arch_flush_all();
+	}
 	mutex_unlock(&bind_lock);
-	tp_fork = tp_exec = NULL;
+	if (was_on)
+		tp_fork = tp_exec = NULL;
+}
+
+static void mm_pause(void)
+{
+	mm_off(true);
+}
+
+static void mm_stop(void)
+{
+	mm_off(false);
 }
 
 static int mm_bound(struct ktrepl_bound_record *recs, int max)
@@ -745,9 +765,9 @@ static int mm_bound(struct ktrepl_bound_record *recs, int max)
 	list_for_each_entry(b, &bound_list, list) {
 		if (!b->mm)
 			continue;
-		if (n == max)
-			break;
-		recs[n++] = (struct ktrepl_bound_record){
+		if (n++ >= max)
+			continue;	/* counted: the caller says how many */
+		recs[n - 1] = (struct ktrepl_bound_record){
 			.pid = b->pid,
 			.node = b->node,
 			.manual = b->manual,
@@ -883,6 +903,7 @@ static u64 mm_leaf_global(u64 e, bool global)
 const struct ktr_mm_ops ktr_mm_x86 = {
 	.start = mm_start,
 	.stop = mm_stop,
+	.pause = mm_pause,
 	.bound = mm_bound,
 	.bound_past = mm_bound_past,
 	.bind_ctl = mm_bind_ctl,

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
 
+#include "activation.h"
 #include "engine.h"
 #include "ktrepl_node.h"
 #include "module.h"

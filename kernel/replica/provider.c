@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/rculist.h>
 
+#include "activation.h"
 #include "engine.h"
 
 static int ktr_memory_node(int nid)

@@ -14,7 +14,10 @@
 #   kprobes, ftrace - the kernel's switch that silences the probes is
 #            turned off: activation waits, paused, until it is on again;
 #   recurring - a reload with failsafe_limit=2: the second event in the
-#            window leaves replication off.
+#            window leaves replication off;
+# and one on what a fail-safe must keep:
+#   bindings - (mm) the bindings made by hand, and the exclusions, hold
+#            across a pause and its resume.
 #
 # DUMP=1: end with the module still in fail-safe, for the host to dump
 # the guest and read the fail-safe from the vmcore's descriptor.
@@ -214,6 +217,46 @@ ktrepl: fail-safe (probes_disarmed): the probes are armed again; checking the re
 ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
 ktrepl: fail-safe (probes_disarmed): every replica equals the master again; activation resumed"
 done
+
+# TEST: bindings (mm)
+# - bind an unconfined process to the replica node by hand, and unbind
+#   the confined spinner by hand (excluded from the automatic binding)
+# - a missed patch: the fail-safe pauses (every mm back on the master)
+#   and resumes
+# - after the resume the hand-made binding is back (how=manual, on the
+#   replica node's set), and the excluded spinner is still not bound
+# Expected log: the fail-safe's three steps (patch_missed)
+start_test "bindings"
+if [ "$act" != mm ]; then
+	skip "[bindings]" "activation $act binds no process: every CPU is on its node's tables"
+else
+	sh -c 'while :; do sleep 1; done' &
+	free=$!
+	bound_by_hand() { grep "^pid=$free " $D/bind | grep -q "node=$R .*how=manual"; }
+	spinner_unbound() { ! grep -q "^pid=$spinner " $D/bind; }
+	echo "pid=$free node=$R" > $D/bind_ctl
+	check "[bindings] pid $free bound to node $R by hand" wait_for 3 bound_by_hand
+	echo "pid=$spinner node=-1" > $D/bind_ctl
+	check "[bindings] the confined spinner unbound by hand" wait_for 3 spinner_unbound
+	n0=$(fs failsafe)
+	echo "miss kind=patch" > $D/inject
+	echo 1 > /proc/sys/kernel/sched_schedstats
+	echo 0 > /proc/sys/kernel/sched_schedstats
+	check "[bindings] a fail-safe event is counted, reason patch_missed" \
+		wait_for 10 event_after $n0 patch_missed
+	check "[bindings] and it ended: failsafe_active=0" wait_for 10 ended
+	check "[bindings] the binding made by hand is back after the resume" \
+		wait_for 5 bound_by_hand
+	# two scans at least (scan_period_ms=250): the spinner is confined
+	sleep 1
+	check "[bindings] the spinner stays unbound: the exclusion survived" \
+		spinner_unbound
+	check_log "the fail-safe's log" \
+		"$(failsafe_log patch_missed "every replica equals the master again; activation resumed")"
+	kill $free
+	echo "pid=$spinner node=$R" > $D/bind_ctl
+	check "[bindings] the spinner bound again (by hand)" wait_for 3 on_node_tables
+fi
 
 # TEST: mirror
 # - inject a missed module-area table update
