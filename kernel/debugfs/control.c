@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -23,6 +24,50 @@
 #include "publish.h"
 
 static struct ktrepl_provider *prov;
+
+/* the provider's lists the files show, each in full (no cap) */
+enum list_kind { LIST_TASKS, LIST_BOUND, LIST_BOUND_PAST };
+
+static int list_call(enum list_kind kind, void *recs, int max)
+{
+	switch (kind) {
+	case LIST_TASKS:
+		return prov->tasks(recs, max);
+	case LIST_BOUND:
+		return prov->bound(recs, max);
+	default:
+		return prov->bound_past(recs, max);
+	}
+}
+
+/*
+ * Every record of a list, however many: the provider copies up to the
+ * room given and says how many there are, and the list may grow between
+ * two calls, so ask again with room for the count. kvfree() the result.
+ */
+static void *list_all(enum list_kind kind, int *nr)
+{
+	size_t size = kind == LIST_TASKS ? sizeof(struct ktrepl_task_record) :
+					   sizeof(struct ktrepl_bound_record);
+	int cap = kind == LIST_TASKS ? KTREPL_MAX_TASK_RECORDS :
+				       KTREPL_MAX_BOUND_RECORDS;
+	int tries, n;
+	void *recs;
+
+	for (tries = 0; tries < 8; tries++) {
+		recs = kvcalloc(cap, size, GFP_KERNEL);
+		if (!recs)
+			return ERR_PTR(-ENOMEM);
+		n = list_call(kind, recs, cap);
+		if (n <= cap) {
+			*nr = n;
+			return recs;
+		}
+		kvfree(recs);
+		cap = n + n / 8 + 16;
+	}
+	return ERR_PTR(-EAGAIN);
+}
 
 static void print_task(struct seq_file *m,
 		       const struct ktrepl_task_record *t)
@@ -49,13 +94,12 @@ static int tasks_show(struct seq_file *m, void *v)
 	int i, n;
 
 	ktrepl_desc_refresh(true);
-	recs = kcalloc(KTREPL_MAX_TASK_RECORDS, sizeof(*recs), GFP_KERNEL);
-	if (!recs)
-		return -ENOMEM;
-	n = prov->tasks(recs, KTREPL_MAX_TASK_RECORDS);
+	recs = list_all(LIST_TASKS, &n);
+	if (IS_ERR(recs))
+		return PTR_ERR(recs);
 	for (i = 0; i < n; i++)
 		print_task(m, &recs[i]);
-	kfree(recs);
+	kvfree(recs);
 	return 0;
 }
 KTREPL_ADDR_ATTRIBUTE(tasks);
@@ -170,11 +214,9 @@ static int show_bindings(struct seq_file *m, bool ended)
 	struct ktrepl_bound_record *recs, *r;
 	int i, n;
 
-	recs = kcalloc(KTREPL_MAX_BOUND_RECORDS, sizeof(*recs), GFP_KERNEL);
-	if (!recs)
-		return -ENOMEM;
-	n = ended ? prov->bound_past(recs, KTREPL_MAX_BOUND_RECORDS) :
-		    prov->bound(recs, KTREPL_MAX_BOUND_RECORDS);
+	recs = list_all(ended ? LIST_BOUND_PAST : LIST_BOUND, &n);
+	if (IS_ERR(recs))
+		return PTR_ERR(recs);
 	for (i = 0; i < n; i++) {
 		r = &recs[i];
 		strreplace(r->comm, ' ', '_');
@@ -183,7 +225,7 @@ static int show_bindings(struct seq_file *m, bool ended)
 		else
 			print_binding(m, r);
 	}
-	kfree(recs);
+	kvfree(recs);
 	return 0;
 }
 

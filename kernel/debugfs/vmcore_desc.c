@@ -118,6 +118,8 @@ static void refresh_bound(void)
 	if (!recs)
 		return;
 	n = prov->bound(recs, KTREPL_DESC_MAX_BOUND);
+	WRITE_ONCE(desc->bound_omitted, n > KTREPL_DESC_MAX_BOUND ?
+					n - KTREPL_DESC_MAX_BOUND : 0);
 	slots = (void *)desc + desc->bound_off;
 	for (i = 0; i < KTREPL_DESC_MAX_BOUND; i++) {
 		slots[i] = (struct ktrepl_desc_bound){ .pid = 0, .node = -1 };
@@ -486,6 +488,7 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 		desc->bound_off = off;
 		desc->nr_bound = KTREPL_DESC_MAX_BOUND;
 		off += KTREPL_DESC_MAX_BOUND * sizeof(struct ktrepl_desc_bound);
+		desc->flags |= KTREPL_DESC_F_BOUND_COUNTED;
 	}
 	if (prov->modules) {
 		desc->modules_off = off;

@@ -194,7 +194,14 @@ struct ktrepl_desc {
 	 * Dumps by kdump carry no CR3 or TTBR1 of their own.
 	 */
 	__u32 panic_root_off;
-	__u32 reserved2;
+	/*
+	 * Added in what was reserved2 (0 in older descriptors), so valid
+	 * only with KTREPL_DESC_F_BOUND_COUNTED in flags: the bound
+	 * processes bound[] has no slot for (more than nr_bound), 0 when it
+	 * lists every one. Without the flag, a full bound[] may have left
+	 * some out.
+	 */
+	__u32 bound_omitted;
 };
 
 /* where a header field lies; in the kernel and the tools alike */
@@ -257,7 +264,7 @@ KTREPL_DESC_FROZEN(ktrepl_desc, failsafe_reason, 204, 20);
 KTREPL_DESC_FROZEN(ktrepl_desc, self_pa, 224, 8);
 KTREPL_DESC_FROZEN(ktrepl_desc, fixed_sum, 232, 8);
 KTREPL_DESC_FROZEN(ktrepl_desc, panic_root_off, 240, 4);
-KTREPL_DESC_FROZEN(ktrepl_desc, reserved2, 244, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, bound_omitted, 244, 4);
 KTREPL_DESC_FROZEN_SIZE(ktrepl_desc, 248);
 
 KTREPL_DESC_FROZEN(ktrepl_desc_node, nid, 0, 4);
@@ -312,6 +319,7 @@ KTREPL_DESC_FROZEN(ktrepl_desc_module_rodata, end, 8, 8);
 KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_module_rodata, 16);
 
 #define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */
+#define KTREPL_DESC_F_BOUND_COUNTED (1U << 1)	/* bound_omitted */
 
 /*
  * Every version-1 header has the fields up to cpu_root_off: a header
@@ -343,6 +351,7 @@ enum ktrepl_desc_late_field {
 	KTREPL_DESC_L_SELF_PA,
 	KTREPL_DESC_L_FIXED_SUM,
 	KTREPL_DESC_L_PANIC_ROOT_OFF,
+	KTREPL_DESC_L_BOUND_OMITTED,
 	KTREPL_DESC_L_NR
 };
 
@@ -391,6 +400,10 @@ static inline const struct ktrepl_desc_late *ktrepl_desc_late_fields(void)
 		[KTREPL_DESC_L_PANIC_ROOT_OFF] = { "panic_root_off",
 			KTREPL_DESC_OFF(panic_root_off),
 			KTREPL_DESC_SIZE(panic_root_off), 0 },
+		[KTREPL_DESC_L_BOUND_OMITTED] = { "bound_omitted",
+			KTREPL_DESC_OFF(bound_omitted),
+			KTREPL_DESC_SIZE(bound_omitted),
+			KTREPL_DESC_F_BOUND_COUNTED },
 	};
 
 	return fields;

@@ -88,11 +88,13 @@ struct ktrepl_module_info {
 #define KTREPL_MAX_MODULES KTREPL_DESC_MAX_MODULES
 
 /*
- * The most records each list op gives, and what its provider keeps: the
- * patch log's ring (patch_log: the patches file), the tasks put on node
- * tables (tasks: the tasks file and the descriptor), and the bound
- * processes and recently ended bindings (bound, bound_past: the bind
- * files; the descriptor keeps fewer, KTREPL_DESC_MAX_BOUND).
+ * The room each list starts with, and what a provider keeps: the patch
+ * log's ring (patch_log: the patches file), the workers (tasks: the
+ * tasks file, and the descriptor's slots, one per node: the workload
+ * refuses more nodes), and the recently ended bindings' ring
+ * (bound_past: bind_history). The bind and tasks files list everything
+ * however many there are; the descriptor keeps KTREPL_DESC_MAX_BOUND
+ * bound processes and counts the rest (bound_omitted).
  */
 #define KTREPL_MAX_PATCH_RECORDS 256
 #define KTREPL_MAX_TASK_RECORDS 64
@@ -253,7 +255,9 @@ struct ktrepl_provider {
 	 */
 	int (*patch_log)(struct ktrepl_patch_record *recs, int max);
 	/**
-	 * @tasks: optional; the tasks put on node tables, up to @max.
+	 * @tasks: optional; the tasks put on node tables: copies up to @max
+	 * and returns how many there are, which may be more (no silent
+	 * cap: the caller lists them all or counts the rest as omitted).
 	 * Context: process; may sleep (takes a mutex).
 	 */
 	int (*tasks)(struct ktrepl_task_record *recs, int max);
@@ -263,8 +267,9 @@ struct ktrepl_provider {
 	 */
 	int (*workload_ctl)(enum ktrepl_workload_mode mode);
 	/**
-	 * @bound: optional (activation "mm"); the bound processes, at most
-	 * max. Context: process; may sleep.
+	 * @bound: optional (activation "mm"); the bound processes, as
+	 * @tasks: up to @max copied, how many there are returned.
+	 * Context: process; may sleep.
 	 */
 	int (*bound)(struct ktrepl_bound_record *recs, int max);
 	/**

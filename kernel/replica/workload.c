@@ -24,6 +24,7 @@
 #include <linux/topology.h>
 #include <linux/xxhash.h>
 
+#include "activation.h"
 #include "engine.h"
 #include "testing.h"
 
@@ -232,6 +233,15 @@ static int workload_start_locked(enum ktrepl_workload_mode mode)
 	int nid;
 
 	lockdep_assert_held(&workload_lock);
+	/*
+	 * One worker per node, and the descriptor has a slot for each: on
+	 * more nodes than slots a dump would leave workers out, so refuse.
+	 */
+	if (num_online_nodes() > KTREPL_MAX_TASK_RECORDS) {
+		pr_warn("workload: %u nodes, more than the %d workers a dump can list\n",
+			num_online_nodes(), KTREPL_MAX_TASK_RECORDS);
+		return -E2BIG;
+	}
 	workload_mode = mode;
 	for_each_online_node(nid) {
 		const struct cpumask *mask = cpumask_of_node(nid);
@@ -351,9 +361,11 @@ int ktr_tasks(struct ktrepl_task_record *recs, int max)
 
 	mutex_lock(&workload_lock);
 	for_each_online_node(nid) {
-		if (!workers || !workers[nid].task || n >= max)
+		if (!workers || !workers[nid].task)
 			continue;
-		task_record(&workers[nid], &recs[n++]);
+		if (n < max)
+			task_record(&workers[nid], &recs[n]);
+		n++;
 	}
 	mutex_unlock(&workload_lock);
 	return n;

@@ -46,7 +46,7 @@ static const struct header_field {
 	FIELD(module_rodata_off), FIELD(reserved), FIELD(modules_omitted),
 	FIELD(flags), FIELD(failsafe), FIELD(failsafe_active),
 	FIELD(failsafe_reason), FIELD(self_pa), FIELD(fixed_sum),
-	FIELD(panic_root_off), FIELD(reserved2),
+	FIELD(panic_root_off), FIELD(bound_omitted),
 };
 
 static const struct header_field *header_field(const char *name)
@@ -192,6 +192,8 @@ static const char *rule_of(const struct header_field *h)
 		return "always";
 	if (l->flag == KTREPL_DESC_F_MODULES_COUNTED)
 		return "flag MODULES_COUNTED";
+	if (l->flag == KTREPL_DESC_F_BOUND_COUNTED)
+		return "flag BOUND_COUNTED";
 	return l->flag ? "a flag this test does not know" : "nodes_off";
 }
 

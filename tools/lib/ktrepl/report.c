@@ -141,6 +141,10 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 			}
 			jsonw_end_array(jw);
 		}
+		if (st->bound_incomplete) {
+			jsonw_bool_field(jw, "bound_incomplete", true);
+			jsonw_uint_field(jw, "bound_omitted", st->bound_omitted);
+		}
 		jsonw_end_object(jw);
 		return;
 	}
@@ -183,6 +187,12 @@ void kt_report_summary(struct kt_out *out, const struct kt_state *st)
 				st->bound[i].node, st->bound[i].mm_pgd_pa,
 				st->bound[i].root_pa);
 	}
+	if (st->bound_omitted)
+		fprintf(fp, "(bound processes listed: %zu of %zu; the dump has no record of the rest)\n",
+			st->nr_bound, st->nr_bound + st->bound_omitted);
+	else if (st->bound_incomplete)
+		fprintf(fp, "(bound processes listed: %zu of maybe more)\n",
+			st->nr_bound);
 	if (!recorded_roots(st))
 		return;
 	fprintf(fp, "\n%-4s %-5s %-18s %s\n", "CPU", "NODE",

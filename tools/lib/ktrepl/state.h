@@ -204,6 +204,14 @@ struct kt_state {
 	size_t nr_tasks;
 	struct kt_bound_state *bound;
 	size_t nr_bound;
+	/*
+	 * Bound processes the state does not list: a descriptor that counted
+	 * bound_omitted past its slots, or an older one whose every slot is
+	 * used (then bound_omitted is 0: it cannot say). Their samples
+	 * resolve to the master's tables.
+	 */
+	bool bound_incomplete;
+	unsigned int bound_omitted;
 	/* bindings that ended lately ("bind_history"), for exact sampling */
 	struct kt_bound_state *bound_past;
 	size_t nr_bound_past;

@@ -497,6 +497,13 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		b->since_ns = bound[i].since_ns;
 		snprintf(b->comm, sizeof(b->comm), "%.15s", bound[i].comm);
 	}
+	/* as modules: counted past the slots, or (older) every slot used */
+	st->bound_omitted = ktrepl_desc_has(&d, KTREPL_DESC_L_BOUND_OMITTED) ?
+				    d.bound_omitted : 0;
+	st->bound_incomplete =
+		st->bound_omitted ||
+		(!ktrepl_desc_has(&d, KTREPL_DESC_L_BOUND_OMITTED) &&
+		 d.nr_bound && st->nr_bound == d.nr_bound);
 	ret = 0;
 out:
 	free(nodes);
