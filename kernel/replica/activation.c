@@ -279,6 +279,13 @@ void ktr_activation_start(void)
 			refuse(why);
 		set_state(ACT_ACTIVE);
 	}
+	mutex_unlock(&act_lock);
+}
+
+/* load, at its end: what is in force, or why not what was asked */
+void ktr_activation_report(void)
+{
+	mutex_lock(&act_lock);
 	if (*act_reason)
 		pr_warn("activation=inactive activation_reason=%s\n",
 			act_reason);

@@ -16,6 +16,7 @@
 int ktr_activation_choose(bool any_replica);
 void ktr_activation_prepare(bool alias_writable);
 void ktr_activation_start(void);
+void ktr_activation_report(void);
 /* the fail-safe: process context, under failsafe_lock */
 void ktr_activation_pause(void);
 const char *ktr_activation_resume(void);

@@ -309,6 +309,7 @@ int ktr_engine_init(void)
 	ret = replicate();
 	if (ret)
 		goto fail;
+	ktr_activation_report();
 	ktr_provider.allocations = ktr_alloc_calls();
 	ktr_provider.load_ns = ktime_get_ns() - start;
 	ktr_failsafe_start();

@@ -252,5 +252,24 @@ check "5 load/unload cycles under fork and exec churn on every node" \
 check "every cycle freed what it allocated" all_freed
 check_log "each unload's and load's log" "$want"
 stop_load
+
+# TEST: many
+# - 600 processes confined to one node: more than the descriptor's 256
+#   slots and the 512 the bind file used to stop at
+# - the bind file lists every one of them
+start_test "many"
+many=600
+check "[many] insmod ktrepl.ko" insmod /lib/modules/ktrepl.ko
+i=0
+while [ $i -lt $many ]; do
+	taskset -c "$(cpus_of $last)" sleep 600 &
+	i=$((i + 1))
+done
+listed_all() { [ "$(grep -c '^pid=' $D/bind)" -ge $many ]; }
+wait_for 30 listed_all
+check "[many] bind lists all $many confined processes (got $(grep -c '^pid=' $D/bind))" \
+	listed_all
+stop_load
+check "[many] rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing
