@@ -101,6 +101,17 @@ failsafe_log() {
 	[ -n "$2" ] && echo "ktrepl: fail-safe ($1): $2"
 	return 0
 }
+# a static key flipped on and off: a text patch the hook sees (or, with
+# the probes disarmed, one that reaches the master only)
+flip_key() {
+	echo 1 > /proc/sys/kernel/sched_schedstats
+	echo 0 > /proc/sys/kernel/sched_schedstats
+}
+# the hook drops the next patch, and a flip gives it one to drop
+miss_patch() {
+	echo "miss kind=patch" > $D/inject
+	flip_key
+}
 for kind in patch probe audit; do
 	start_test "$kind"
 	n0=$(fs failsafe)
@@ -128,8 +139,7 @@ $(failsafe_log $reason "every replica equals the master again; activation resume
 	fi
 	ok "[$kind] inject '$cmd'"
 	# the dropped patch: a static key flip the hook sees
-	[ $kind = patch ] && { echo 1 > /proc/sys/kernel/sched_schedstats
-		echo 0 > /proc/sys/kernel/sched_schedstats; }
+	[ $kind = patch ] && flip_key
 	check "[$kind] a fail-safe event is counted, reason $reason" \
 		wait_for 10 event_after $n0 $reason
 	check "[$kind] and it ended: failsafe_active=0" wait_for 10 ended
@@ -193,8 +203,7 @@ for kind in kprobes ftrace; do
 	check "[$kind] activation waits, paused: failsafe_active=1, nothing on the node tables" \
 		wait_for 10 waiting_paused
 	# a write no hook sees while the switch is off
-	echo 1 > /proc/sys/kernel/sched_schedstats
-	echo 0 > /proc/sys/kernel/sched_schedstats
+	flip_key
 	sleep 5
 	check "[$kind] no further event while the switch is off (audits ran: $(fs audits))" \
 		events_are $((n0 + 1)) 1
@@ -239,9 +248,7 @@ else
 	echo "pid=$spinner node=-1" > $D/bind_ctl
 	check "[bindings] the confined spinner unbound by hand" wait_for 3 spinner_unbound
 	n0=$(fs failsafe)
-	echo "miss kind=patch" > $D/inject
-	echo 1 > /proc/sys/kernel/sched_schedstats
-	echo 0 > /proc/sys/kernel/sched_schedstats
+	miss_patch
 	check "[bindings] a fail-safe event is counted, reason patch_missed" \
 		wait_for 10 event_after $n0 patch_missed
 	check "[bindings] and it ended: failsafe_active=0" wait_for 10 ended
@@ -309,9 +316,7 @@ fi
 check "[recurring] activation $act is in force" wait_for 5 on_node_tables
 for i in 1 2; do
 	n0=$(fs failsafe)
-	echo "miss kind=patch" > $D/inject
-	echo 1 > /proc/sys/kernel/sched_schedstats
-	echo 0 > /proc/sys/kernel/sched_schedstats
+	miss_patch
 	check "[recurring] miss $i: a fail-safe event is counted" \
 		wait_for 10 event_after $n0 patch_missed
 done
