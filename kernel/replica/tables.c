@@ -209,7 +209,12 @@ u64 *ktr_own_leaf(struct ktr_node *n, const struct ktr_chunk *c)
 	return &table[ktr_level_index(c->va, leaf_level)];
 }
 
-/* Point node n's leaf for chunk c at its copy, owning the path to it. */
+/*
+ * Point node n's leaf for chunk c at its copy, owning the path to it.
+ * The address comes from ktr_chunk_pa(), as the mirror's does: the full
+ * mirror pass after modules start would otherwise quietly heal a leaf
+ * that this function got wrong, and no check would ever see it.
+ */
 int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
 {
 	u64 *e = ktr_own_leaf(n, c);
@@ -218,7 +223,7 @@ int ktr_map_chunk(struct ktr_node *n, const struct ktr_chunk *c)
 	if (IS_ERR(e))
 		return PTR_ERR(e);
 	raw_spin_lock_irqsave(&tables_lock, flags);
-	WRITE_ONCE(*e, ktr_pte_node_leaf(*e, page_to_phys(c->copy[n->nid])));
+	WRITE_ONCE(*e, ktr_pte_node_leaf(*e, ktr_chunk_pa(c, n->nid)));
 	raw_spin_unlock_irqrestore(&tables_lock, flags);
 	return 0;
 }
