@@ -68,16 +68,6 @@ static inline void ktr_compat_pmd_table_ctor(struct page *page)
 }
 
 /*
- * vmalloc's allocator, kretprobed by name: 6.10's allocation profiling
- * renamed it, whether or not profiling is built in.
- */
-#if KTR_SINCE(6, 10)
-#define KTR_COMPAT_VMALLOC_RANGE_SYMBOL "__vmalloc_node_range_noprof"
-#else
-#define KTR_COMPAT_VMALLOC_RANGE_SYMBOL "__vmalloc_node_range"
-#endif
-
-/*
  * x86 6.2 gave set_memory_rox() its own implementation: the module
  * loader, kprobes, ftrace and BPF make text executable through it, past
  * set_memory_ro() and set_memory_x(). Elsewhere it calls those two.

@@ -490,6 +490,7 @@ bool ktr_modules_following(void);
 /* mirror.c */
 bool ktr_mirror_hook(void);		/* every probe, or false */
 bool ktr_mirror_hooked(void);
+bool ktr_mirror_watches(unsigned long start, unsigned long end);
 void ktr_mirror_unhook(void);		/* waits for running handlers */
 bool ktr_mirror_range(unsigned long start, unsigned long end);	/* any */
 void ktr_mirror_set_span(unsigned long lo, unsigned long last);

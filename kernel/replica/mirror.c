@@ -5,12 +5,29 @@
  * kernel keeps writing only the master's originals. The mirror keeps
  * every owned copy equal to its master except for the entries that
  * point at the node's own replicas and tables: kretprobes on the
- * functions that map, unmap and change the protections of vmalloc
- * ranges (the non-inlined ones: vmalloc.c inlines its inner map and
- * unmap calls) mirror each range that crosses an owned table, after the
+ * functions every vmalloc-area map and unmap goes through (the leaf
+ * map functions vmap_small_pages_range_noflush() and
+ * vmap_range_noflush(), the unmap __vunmap_range_noflush(), and the
+ * callers outside vmalloc.c reach them through) and on the protection
+ * changes mirror each range that crosses an owned table, after the
  * kernel wrote the master's and before the caller can use it (a new
  * mapping), or before the pages go back to the allocator (an unmap:
- * vfree() flushes and frees only after vunmap_range_noflush()).
+ * vfree() flushes and frees only after the unmap).
+ *
+ * No instance is held across an allocation: the probes sit on the
+ * page-table writes, not on vmalloc() or vmap(), whose page allocation
+ * can stall in reclaim for as long as a fork storm lasts. And a call
+ * whose range lies outside the hull (below) gives its instance back at
+ * entry, so a fork's stack, in the vmalloc area, holds one only inside
+ * the entry handler, with preemption off: a pool of max(1024,
+ * 32 * CPUs) is then exhausted only by that many concurrent maps near
+ * the kernel image, not by stalled tasks.
+ *
+ * The hull is fixed before any probe is armed, and every owned table
+ * lies inside it (ktr_mirror_watches(), checked before a module owns
+ * one). The owned span itself grows while calls run, so an entry filter
+ * on it could let a call through that writes the master after the span
+ * grew and after modules.c's full pass: the hull cannot grow.
  *
  * Locking: the owned tables' entries and the span they cover
  * (mirror_lo, mirror_last) are written under tables_lock (raw
@@ -40,6 +57,15 @@ static atomic64_t nr_mirrored;
  * last table of the address space ends at 2^64), under tables_lock.
  */
 static unsigned long mirror_lo = ULONG_MAX, mirror_last;
+/*
+ * What an owned table may ever cover, inclusive, set by ktr_mirror_hook()
+ * before a probe is armed and never changed: the image and 4 GiB either
+ * side (x86 modules lie within 2 GiB of the image for rel32, arm64's
+ * within 4 GiB for ADRP, BPF and kprobe code with them), rounded out to
+ * whole next-to-leaf tables.
+ */
+static unsigned long hull_lo, hull_last;
+#define KTR_MIRROR_HULL_REACH SZ_4G
 
 
 /*
@@ -137,10 +163,24 @@ struct mirror_args {
 	unsigned long start, end;
 };
 
-static bool crosses_owned(unsigned long start, unsigned long end)
+/* whether [start, end) may touch an owned table, now or later */
+static bool crosses_hull(unsigned long start, unsigned long end)
 {
-	return end - 1 >= READ_ONCE(mirror_lo) &&
-	       start <= READ_ONCE(mirror_last);
+	return end > start && end - 1 >= hull_lo && start <= hull_last;
+}
+NOKPROBE_SYMBOL(crosses_hull);
+
+/*
+ * Whether the mirror would see every write to the tables that map
+ * [start, end): false when they would lie outside the hull, and a module
+ * there is not replicated.
+ */
+bool ktr_mirror_watches(unsigned long start, unsigned long end)
+{
+	unsigned long span = ktr_level_size(ktr.geom.levels - 3);
+
+	return end > start && (start & ~(span - 1)) >= hull_lo &&
+	       ((end - 1) | (span - 1)) <= hull_last;
 }
 
 static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -150,7 +190,7 @@ static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = regs_get_kernel_argument(regs, 1);
 	/* nonzero: no return handler, the instance goes back at once */
-	return !crosses_owned(a->start, a->end);
+	return !crosses_hull(a->start, a->end);
 }
 NOKPROBE_SYMBOL(range_entry);
 
@@ -165,68 +205,9 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		a->start = 0;
 		a->end = ULONG_MAX;
 	}
-	return !crosses_owned(a->start, a->end);
+	return !crosses_hull(a->start, a->end);
 }
 NOKPROBE_SYMBOL(pages_entry);
-
-static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs);
-
-/*
- * __vmalloc_node_range(size, ...) and vmap(pages, count, ...): the area
- * is known at return. Their inner map calls are inlined in vmalloc.c.
- */
-static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	a->end = PAGE_ALIGN(regs_get_kernel_argument(regs, 0));
-	return 0;
-}
-NOKPROBE_SYMBOL(alloc_entry);
-
-static int vmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-
-	a->end = regs_get_kernel_argument(regs, 1) << PAGE_SHIFT;
-	return 0;
-}
-NOKPROBE_SYMBOL(vmap_entry);
-
-static int alloc_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct mirror_args *a = (void *)ri->data;
-	unsigned long addr = regs_return_value(regs);
-
-	if (!addr || !crosses_owned(addr, addr + a->end))
-		return 0;
-	a->start = addr;
-	a->end += addr;
-	return mirror_return(ri, regs);
-}
-NOKPROBE_SYMBOL(alloc_return);
-
-/* remove_vm_area(addr): the range is known at return, from its area */
-static int area_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	unsigned long addr = regs_get_kernel_argument(regs, 0);
-
-	return !crosses_owned(addr, addr + 1);
-}
-NOKPROBE_SYMBOL(area_entry);
-
-static int area_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct vm_struct *vm = (void *)regs_return_value(regs);
-	struct mirror_args *a = (void *)ri->data;
-
-	if (!vm)
-		return 0;
-	a->start = (unsigned long)vm->addr;
-	a->end = a->start + vm->size;
-	return mirror_return(ri, regs);
-}
-NOKPROBE_SYMBOL(area_return);
 
 static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -252,18 +233,24 @@ NOKPROBE_SYMBOL(mirror_return);
 
 #define PAGES_PROBE(sym) MIRROR_PROBE(sym, pages_entry, mirror_return)
 
+/*
+ * Each takes (start, end) first. Every map and unmap of the vmalloc
+ * area (vmalloc, vmap, vm_map_ram, ioremap, module and BPF code) reaches
+ * one of the first three out of line in the kernels the tests cover:
+ * tests/unit/mirror-funnels.t checks their -dbg vmlinux.
+ */
 static struct kretprobe mirror_probes[] = {
-	MIRROR_PROBE(KTR_COMPAT_VMALLOC_RANGE_SYMBOL, alloc_entry, alloc_return),
-	MIRROR_PROBE("vmap", vmap_entry, alloc_return),
-	/* (addr, end, prot, pages, page_shift): maps by other files */
+	/* (addr, end, prot, pages): vmalloc(), vmap(), vm_map_ram() */
+	MIRROR_PROBE("vmap_small_pages_range_noflush", range_entry,
+		     mirror_return),
+	/* (addr, end, phys_addr, prot, max_page_shift): huge, ioremap */
+	MIRROR_PROBE("vmap_range_noflush", range_entry, mirror_return),
+	/* (start, end): vfree(), vunmap(), vm_unmap_ram(), remove_vm_area() */
+	MIRROR_PROBE("__vunmap_range_noflush", range_entry, mirror_return),
+	/* their callers from other files, should one be inlined there */
 	MIRROR_PROBE("__vmap_pages_range_noflush", range_entry, mirror_return),
 	MIRROR_PROBE("vmap_pages_range_noflush", range_entry, mirror_return),
-	/*
-	 * (start, end): unmappings by other files; vmalloc.c inlines its
-	 * own calls (vfree, vunmap), which all pass remove_vm_area()
-	 */
 	MIRROR_PROBE("vunmap_range_noflush", range_entry, mirror_return),
-	MIRROR_PROBE("remove_vm_area", area_entry, area_return),
 	/* (addr, numpages) */
 	MIRROR_PROBE("set_memory_ro", pages_entry, mirror_return),
 	MIRROR_PROBE("set_memory_rw", pages_entry, mirror_return),
@@ -286,16 +273,25 @@ bool ktr_mirror_hooked(void)
  */
 bool ktr_mirror_hook(void)
 {
+	unsigned long span = ktr_level_size(ktr.geom.levels - 3);
+	unsigned long image_end = max(ktr.regions[0].end, ktr.regions[1].end);
+	unsigned int pool = ktr_test_mirror_pool();
 	int ret;
 
+	if (!nr_mirror_probes) {
+		hull_lo = ktr.regions[0].start > KTR_MIRROR_HULL_REACH ?
+				  ktr.regions[0].start - KTR_MIRROR_HULL_REACH :
+				  0;
+		hull_lo &= ~(span - 1);
+		hull_last = image_end - 1 < ULONG_MAX - KTR_MIRROR_HULL_REACH ?
+				    image_end - 1 + KTR_MIRROR_HULL_REACH :
+				    ULONG_MAX;
+		hull_last |= span - 1;
+	}
+	if (!pool)
+		pool = max(1024U, 32 * num_possible_cpus());
 	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
-		/*
-		 * These functions sleep, so calls in flight are bounded by
-		 * tasks, not CPUs: a miss ends replication (fail-safe), so
-		 * room for a fork storm's vmap stacks on every CPU.
-		 */
-		mirror_probes[nr_mirror_probes].maxactive =
-			max(1024U, 32 * num_possible_cpus());
+		mirror_probes[nr_mirror_probes].maxactive = pool;
 		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
 		if (ret) {
 			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",

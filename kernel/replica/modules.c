@@ -384,6 +384,15 @@ static int replicate_module(struct module *mod)
 		kfree(km);
 		return 0;
 	}
+	/* the mirror would not see writes to tables it never expected */
+	if (!ktr_mirror_watches(km->start, km->end) ||
+	    (km->rodata_end > km->rodata_start &&
+	     !ktr_mirror_watches(km->rodata_start, km->rodata_end))) {
+		pr_err("module %s not replicated: at 0x%lx, outside the table mirror's reach\n",
+		       km->name, km->start);
+		kfree(km);
+		return -ERANGE;
+	}
 	ret = collect_module_chunks(km);
 	if (!ret)
 		ret = alloc_module_replicas(km);

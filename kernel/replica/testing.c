@@ -44,6 +44,15 @@ bool ktr_test_untested_series(void)
 	return untested_series;
 }
 
+static unsigned int mirror_pool;
+module_param(mirror_pool, uint, 0444);
+MODULE_PARM_DESC(mirror_pool, "test build: instances of each table-mirror kretprobe (default 0: max(1024, 32 * CPUs)), small to show that no storm exhausts them");
+
+unsigned int ktr_test_mirror_pool(void)
+{
+	return mirror_pool;
+}
+
 bool ktr_test_inject_on(void)
 {
 	return fault_inject;

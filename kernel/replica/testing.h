@@ -29,6 +29,7 @@ unsigned int ktr_test_fail_alloc(void);	/* fail_alloc=k: the k-th allocation */
 bool ktr_test_bench(void);		/* bench=1: time a plain memcpy too */
 bool ktr_test_propagate(void);		/* propagate=0: patches left stale */
 bool ktr_test_untested_series(void);	/* untested_series=1 */
+unsigned int ktr_test_mirror_pool(void);	/* mirror_pool=N, 0: sized */
 int ktr_test_inject_allowed(void);	/* capability check, then taint */
 int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
@@ -50,6 +51,7 @@ static inline unsigned int ktr_test_fail_alloc(void) { return 0; }
 static inline bool ktr_test_bench(void) { return false; }
 static inline bool ktr_test_propagate(void) { return true; }
 static inline bool ktr_test_untested_series(void) { return false; }
+static inline unsigned int ktr_test_mirror_pool(void) { return 0; }
 #endif
 
 #endif

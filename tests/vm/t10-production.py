@@ -8,7 +8,11 @@
   table update leaves replication off); verify reports it once;
 - kernel lockdown raised at run time after load (guest/lockdown.sh):
   under integrity every live command works and a flip is caught; under
-  confidentiality the kcore tools exit 2 naming lockdown."""
+  confidentiality the kcore tools exit 2 naming lockdown;
+- the table mirror (guest/mirror-pool.sh): a fork storm, at a memory
+  cgroup's limit too, exhausts none of its kretprobes' instances even
+  with fewer than the CPUs, and ftrace's trampoline next to the
+  replicated modules is mirrored into the node's tables (x86_64)."""
 import json
 import os
 import subprocess
@@ -22,7 +26,8 @@ HERE = os.path.dirname(__file__)
 tap = ktvm.Tap()
 x86_tools = [ktvm.tool("ktrepl-dump"), ktvm.tool("ktrepl-top")]
 for script, what in (("module-failsafe.sh", "fail-safe"),
-                     ("lockdown.sh", "lockdown")):
+                     ("lockdown.sh", "lockdown"),
+                     ("mirror-pool.sh", "mirror pool")):
     path = os.path.join(HERE, "guest", script)
     ktvm.run_guest(tap, "x86_64", "2x2", path, tools=x86_tools,
                    name=f"[x86_64 2x2 {what}]")
