@@ -105,6 +105,7 @@ enum ktrepl_reason {
 	KTREPL_REASON_AUDIT_REPAIR,
 	KTREPL_REASON_MIRROR_MISSED,
 	KTREPL_REASON_PROBES_DISARMED,
+	KTREPL_REASON_VETO_MISSED,
 	KTREPL_REASON_NR
 };
 
@@ -156,6 +157,7 @@ static inline const char *ktrepl_reason_name(enum ktrepl_reason r)
 		[KTREPL_REASON_AUDIT_REPAIR] = "audit_repair",
 		[KTREPL_REASON_MIRROR_MISSED] = "mirror_missed",
 		[KTREPL_REASON_PROBES_DISARMED] = "probes_disarmed",
+		[KTREPL_REASON_VETO_MISSED] = "veto_missed",
 	};
 
 	return (unsigned int)r < KTREPL_REASON_NR ? names[r] : NULL;

@@ -465,6 +465,7 @@ int ktr_percpu_pm_revert(int cpu);
 const char *ktr_fresh_start(void);	/* before the node tables are built */
 void ktr_fresh_stop(void);
 u64 ktr_fresh_vetoes(void);
+u64 ktr_fresh_probe_misses(void);	/* the veto kprobes' nmissed */
 unsigned long ktr_fresh_donated_pages(void);
 
 /* modules.c: module text and rodata (modules=1) */
@@ -504,6 +505,7 @@ enum ktr_failsafe_reason {
 	KTR_FS_PROBE_MISSED,	/* a patch probe could not run (nmissed) */
 	KTR_FS_AUDIT_REPAIR,	/* the audit found a write the hook missed */
 	KTR_FS_MIRROR_MISSED,	/* a module-area table update was missed */
+	KTR_FS_VETO_MISSED,	/* a copied table's free was not vetoed */
 	KTR_FS_NR,
 };
 void ktr_failsafe_trip(enum ktr_failsafe_reason why);	/* any context */

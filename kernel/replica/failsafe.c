@@ -54,6 +54,7 @@ static const enum ktrepl_reason reason_words[KTR_FS_NR] = {
 	[KTR_FS_AUDIT_REPAIR] = KTREPL_REASON_AUDIT_REPAIR,
 	[KTR_FS_MIRROR_MISSED] = KTREPL_REASON_MIRROR_MISSED,
 	[KTR_FS_PROBES_DISARMED] = KTREPL_REASON_PROBES_DISARMED,
+	[KTR_FS_VETO_MISSED] = KTREPL_REASON_VETO_MISSED,
 };
 
 static const char *reason_name(int reason)
@@ -92,7 +93,7 @@ static bool waiting;
 /* the times of the last events, a ring: under failsafe_lock */
 static unsigned long event_times[KTR_FS_LIMIT_MAX];
 /* the miss counters as last seen by ktr_failsafe_poll() */
-static atomic64_t seen_patch_missed, seen_mirror_missed;
+static atomic64_t seen_patch_missed, seen_mirror_missed, seen_veto_missed;
 
 static void failsafe_fn(struct work_struct *work);
 static DECLARE_WORK(failsafe_work, failsafe_fn);
@@ -140,6 +141,8 @@ void ktr_failsafe_poll(void)
 		     KTR_FS_PROBE_MISSED);
 	ktr_mirror_counters(&mirrored, &mirror_missed);
 	poll_counter(&seen_mirror_missed, mirror_missed, KTR_FS_MIRROR_MISSED);
+	poll_counter(&seen_veto_missed, ktr_fresh_probe_misses(),
+		     KTR_FS_VETO_MISSED);
 }
 NOKPROBE_SYMBOL(ktr_failsafe_poll);
 
@@ -207,8 +210,11 @@ static const char *repair_and_check(unsigned long why)
 	if (left)
 		return ktrepl_reason_name(
 			KTREPL_REASON_FAILSAFE_REPLICAS_UNVERIFIED);
-	/* a table entry the mirror missed is not one we can check here */
-	if (why & BIT(KTR_FS_MIRROR_MISSED))
+	/*
+	 * Not checkable here: a table entry the mirror missed, or a table
+	 * the kernel freed under a copied entry (the veto did not run).
+	 */
+	if (why & (BIT(KTR_FS_MIRROR_MISSED) | BIT(KTR_FS_VETO_MISSED)))
 		return ktrepl_reason_name(
 			KTREPL_REASON_FAILSAFE_TABLES_UNVERIFIED);
 	return NULL;

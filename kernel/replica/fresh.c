@@ -41,6 +41,7 @@
 
 #include "engine.h"
 #include "ktrepl_compat.h"
+#include "testing.h"
 
 /* a master table page the node sets copy */
 struct copied_table {
@@ -425,6 +426,34 @@ u64 ktr_fresh_vetoes(void)
 {
 	return atomic64_read(&nr_vetoes);
 }
+
+/*
+ * The veto probes' calls that no handler ran for (nested in another
+ * kprobe): each may be a lower table freed under a copied entry, which
+ * the node tables still point at. The fail-safe polls it. Context: any.
+ */
+u64 ktr_fresh_probe_misses(void)
+{
+	unsigned int i, n = READ_ONCE(nr_veto_probes);
+	u64 missed = 0;
+
+	for (i = 0; i < n; i++)
+		missed += READ_ONCE(veto_probes[i].nmissed);
+	return missed;
+}
+NOKPROBE_SYMBOL(ktr_fresh_probe_misses);
+
+#ifdef KTREPL_TEST
+/* test build: a table free the veto probe could not handle */
+int ktr_fresh_force_miss(void)
+{
+	if (!nr_veto_probes)
+		return -EOPNOTSUPP;
+	veto_probes[0].nmissed++;
+	ktr_failsafe_poll();
+	return 0;
+}
+#endif
 
 unsigned long ktr_fresh_donated_pages(void)
 {

@@ -29,6 +29,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/trace_recursion.h>
 #include <asm/cacheflush.h>
 #include <asm/fixmap.h>
 #include <asm/insn.h>
@@ -133,20 +134,50 @@ static struct {
 	u8 *before;	/* PAGE_SIZE */
 } poked;
 
-/* arm64: at the entry of the one patching funnel, any context */
+/*
+ * Calls of the ftrace hook that could not pass the write on: a recursion
+ * in the same context (the hook's own guard refused it) or no registers.
+ * Each is a write the master got and no replica did: the fail-safe polls
+ * this count with the kprobes' nmissed.
+ */
+static atomic64_t hook_misses;
+#ifdef KTREPL_TEST
+static atomic_t force_hook_miss;	/* the next call goes as a miss */
+#endif
+
+static bool notrace hook_forced_miss(void)
+{
+#ifdef KTREPL_TEST
+	return atomic_add_unless(&force_hook_miss, -1, 0);
+#else
+	return false;
+#endif
+}
+
+/*
+ * arm64: at the entry of the one patching funnel, any context. The
+ * recursion guard is the hook's own rather than ftrace's
+ * (FTRACE_OPS_FL_RECURSION), since ftrace's drops a call silently.
+ */
 static void notrace patch_ftrace_handler(unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_ops *op,
 					 struct ftrace_regs *fregs)
 {
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	bool made;
 
-	if (!regs)
-		return;
-	ktr_propagate_patch(regs, &made);
-	if (made && write_taken_over)
-		skip_kernel_write(regs);
+	if (bit < 0 || !regs || hook_forced_miss()) {
+		atomic64_inc(&hook_misses);
+		ktr_failsafe_poll();
+	} else {
+		ktr_propagate_patch(regs, &made);
+		if (made && write_taken_over)
+			skip_kernel_write(regs);
+	}
+	if (bit >= 0)
+		ftrace_test_recursion_unlock(bit);
 }
 
 /*
@@ -156,8 +187,7 @@ static void notrace patch_ftrace_handler(unsigned long ip,
  */
 static struct ftrace_ops patch_fops = {
 	.func = patch_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
-		 FTRACE_OPS_FL_PERMANENT,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT,
 };
 
 static struct ktr_chunk *chunk_at_master_pa(phys_addr_t pa, unsigned long *va)
@@ -338,7 +368,8 @@ void ktr_patch_arch_stop(void)
 
 u64 ktr_patch_arch_probe_misses(void)
 {
-	return poke_registered ? READ_ONCE(poke_kprobe.nmissed) : 0;
+	return atomic64_read(&hook_misses) +
+	       (poke_registered ? READ_ONCE(poke_kprobe.nmissed) : 0);
 }
 NOKPROBE_SYMBOL(ktr_patch_arch_probe_misses);
 
@@ -354,10 +385,20 @@ bool ktr_patch_arch_page_in_flight(struct ktr_chunk *c, unsigned long va)
 	return poked.chunk == c && poked.va == va;
 }
 
+#ifdef KTREPL_TEST
+/*
+ * The ftrace hook: its next call goes as a miss (the next patch reaches
+ * the master only). The poke kprobe: one call it could not handle.
+ */
 int ktr_patch_arch_force_probe_miss(void)
 {
+	if (ftrace_registered) {
+		atomic_inc(&force_hook_miss);
+		return 0;
+	}
 	if (!poke_registered)
 		return -EOPNOTSUPP;
 	poke_kprobe.nmissed++;
 	return 0;
 }
+#endif

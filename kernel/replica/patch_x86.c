@@ -113,6 +113,7 @@ bool ktr_patch_arch_page_in_flight(struct ktr_chunk *c, unsigned long va)
 	return false;
 }
 
+#ifdef KTREPL_TEST
 int ktr_patch_arch_force_probe_miss(void)
 {
 	if (!kprobe_registered)
@@ -120,3 +121,4 @@ int ktr_patch_arch_force_probe_miss(void)
 	patch_kretprobe.kp.nmissed++;
 	return 0;
 }
+#endif

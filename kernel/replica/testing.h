@@ -35,6 +35,7 @@ int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
 int ktr_audit_force_miss(unsigned long va);			/* audit.c */
 int ktr_mirror_force_miss(void);			/* mirror.c */
+int ktr_fresh_force_miss(void);				/* fresh.c */
 /*
  * The order of the events that decide whether a freed page is still
  * reachable (a leaf moved, every TLB flushed, pages freed), one kernel
