@@ -240,6 +240,11 @@ static const struct kt_node_state *panic_set(struct session *s,
 	const struct kt_node_state *ns = NULL;
 	size_t i;
 
+	/* no set of its own, so no worker or binding either: see abi.md */
+	if (cpu_ns->role == KT_ROLE_LATE) {
+		fprintf(fp, " (late: onlined after ktrepl.ko loaded; its CPUs ran on the master's set)\n");
+		return kt_state_node(&s->st, s->st.master_node);
+	}
 	if (s->st.activation == KT_ACT_PERCPU) {
 		fprintf(fp, " (%s; every CPU runs on its node's set: node %d's)\n",
 			kt_role_name(cpu_ns->role), cpu_ns->memory_node);

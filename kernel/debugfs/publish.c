@@ -51,6 +51,9 @@ u32 ktrepl_node_role(const struct ktrepl_provider *p, int nid)
 {
 	if (nid == p->master_node)
 		return KTREPL_DESC_ROLE_MASTER;
+	/* onlined after the provider set up its nodes: no set of its own */
+	if (p->memory_node(nid) == NUMA_NO_NODE)
+		return KTREPL_DESC_ROLE_LATE;
 	if (p->memory_node(nid) != nid)
 		return KTREPL_DESC_ROLE_ALIAS;
 	if (p->activation == KTREPL_ACT_NONE)

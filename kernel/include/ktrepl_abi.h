@@ -54,6 +54,8 @@ static inline const char *ktrepl_role_str(int role)
 		return "replica";
 	case KTREPL_DESC_ROLE_ALIAS:
 		return "alias";
+	case KTREPL_DESC_ROLE_LATE:
+		return "late";
 	}
 	return NULL;
 }

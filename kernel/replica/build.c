@@ -178,9 +178,9 @@ struct ktr_chunk *ktr_find_chunk(unsigned long va)
 
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid)
 {
-	int mem = ktr.nodes[nid].memory_nid;
+	int mem = ktr_memory_nid(nid);
 
-	if (mem == ktr.master_nid || !c->copy[mem])
+	if (mem == NUMA_NO_NODE || mem == ktr.master_nid || !c->copy[mem])
 		return c->master_pa;
 	return page_to_phys(c->copy[mem]);
 }
@@ -288,6 +288,28 @@ bool ktr_any_replica(void)
 		if (ktr.nodes[nid].own_replica)
 			return true;
 	return false;
+}
+
+/*
+ * The node whose replica and tables nid uses, or NUMA_NO_NODE: for an id
+ * out of range, and for a node onlined after ktr_setup_nodes(), which
+ * has no set until a reload builds one (role "late"). Never node 0's by
+ * default: every caller keeps such a node's CPUs and processes on the
+ * master's tables.
+ */
+int ktr_memory_nid(int nid)
+{
+	if (nid < 0 || nid >= nr_node_ids || !ktr.nodes)
+		return NUMA_NO_NODE;
+	return ktr.nodes[nid].memory_nid;
+}
+
+/* the node struct holding nid's set, or NULL (see ktr_memory_nid()) */
+struct ktr_node *ktr_set_node(int nid)
+{
+	int mem = ktr_memory_nid(nid);
+
+	return mem == NUMA_NO_NODE ? NULL : &ktr.nodes[mem];
 }
 
 void ktr_setup_nodes(void)

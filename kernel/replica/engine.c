@@ -363,8 +363,9 @@ void ktr_engine_free(void)
 	ktr_workload_free();
 	ktr_slots_free();
 	ktr_modules_free();
+	/* every id: a node may have gone offline since it was set up */
 	if (ktr.nodes)
-		for_each_online_node(nid)
+		for (nid = 0; nid < nr_node_ids; nid++)
 			ktr_free_node(&ktr.nodes[nid]);
 	ktr_free_replicas();
 	ktr_test_lifetime("freed core replicas and node tables");

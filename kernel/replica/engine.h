@@ -357,6 +357,8 @@ void ktr_free(struct page *page, unsigned int order);
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid);
 int ktr_collect_chunks(void);
 void ktr_setup_nodes(void);
+int ktr_memory_nid(int nid);
+struct ktr_node *ktr_set_node(int nid);
 bool ktr_any_replica(void);
 int ktr_alloc_replicas(void);
 int ktr_alloc_chunk_replicas(struct ktr_chunk *c);

@@ -148,9 +148,10 @@ static int parse_command(char *buf, struct inject_cmd *cmd)
 	} else {
 		if (!cmd->has_node || cmd->node >= nr_node_ids ||
 		    !node_online(cmd->node) ||
-		    !ktr.nodes[ktr.nodes[cmd->node].memory_nid].own_replica)
+		    !ktr_set_node(cmd->node) ||
+		    !ktr_set_node(cmd->node)->own_replica)
 			return -EINVAL;
-		cmd->node = ktr.nodes[cmd->node].memory_nid;
+		cmd->node = ktr_memory_nid(cmd->node);
 	}
 	if (cmd->sym[0]) {
 		cmd->va = ktr_ksym(cmd->sym);

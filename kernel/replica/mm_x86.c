@@ -129,7 +129,7 @@ static void note_event(pid_t pid, int nid)
 	unsigned int i = atomic_inc_return(&event_head) - 1;
 	struct ktr_bind_event *e = &events[i % KTR_EVENTS];
 
-	e->node = ktr.nodes[nid].memory_nid;
+	e->node = ktr_memory_nid(nid);
 	e->since = local_clock();
 	smp_wmb();	/* pid last: the scan reads it first */
 	WRITE_ONCE(e->pid, pid);
@@ -148,17 +148,17 @@ static int nr_nonglobal;
 
 static u64 set_entry(int nid)
 {
-	const struct ktr_node *n = &ktr.nodes[ktr.nodes[nid].memory_nid];
-	u64 *root = n->root ? n->root : ktr.master_root;
+	const struct ktr_node *n = ktr_set_node(nid);
+	u64 *root = n && n->root ? n->root : ktr.master_root;
 
 	return READ_ONCE(root[kernel_slot]);
 }
 
 static phys_addr_t set_root_pa(int nid)
 {
-	const struct ktr_node *n = &ktr.nodes[ktr.nodes[nid].memory_nid];
+	const struct ktr_node *n = ktr_set_node(nid);
 
-	return __pa(n->root ? n->root : ktr.master_root);
+	return __pa(n && n->root ? n->root : ktr.master_root);
 }
 
 static u64 *mm_slot(struct mm_struct *mm)
@@ -183,7 +183,8 @@ static int confined_node(struct task_struct *p)
 		    !cpumask_subset(t->cpus_ptr, cpumask_of_node(nid)))
 			return NUMA_NO_NODE;
 	}
-	return nid;
+	/* a node onlined after load has no set: its processes stay put */
+	return ktr_memory_nid(nid) == NUMA_NO_NODE ? NUMA_NO_NODE : nid;
 }
 
 static struct ktr_bound *find_bound(pid_t pid)
@@ -259,14 +260,14 @@ static bool bind_task(struct task_struct *p, int nid, bool manual,
 	b->manual = manual;
 	b->excluded = false;
 	get_task_comm(b->comm, p);
-	if (b->mm != mm || b->node != ktr.nodes[nid].memory_nid) {
+	if (b->mm != mm || b->node != ktr_memory_nid(nid)) {
 		if (b->mm != mm)	/* exec left the old one */
 			release_mm(b, since_hint ? since_hint : local_clock());
 		if (!b->mm) {
 			mmgrab(mm);
 			b->mm = mm;
 		}
-		b->node = ktr.nodes[nid].memory_nid;
+		b->node = ktr_memory_nid(nid);
 		changed = READ_ONCE(*mm_slot(mm)) != set_entry(nid);
 		point_mm(mm, nid);
 		b->since = changed ? 0 : since_hint ? since_hint : local_clock();
@@ -835,7 +836,7 @@ static int mm_bind_ctl(pid_t pid, int nid, int set_auto)
 		goto put;
 	}
 	if (nid >= 0) {
-		if (nid >= nr_node_ids || !node_online(nid)) {
+		if (ktr_memory_nid(nid) == NUMA_NO_NODE || !node_online(nid)) {
 			ret = -EINVAL;
 			goto put;
 		}
@@ -871,7 +872,7 @@ static int mm_inject(pid_t pid, int nid)
 	struct ktr_bound *b;
 	int ret = -ESRCH;
 
-	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
+	if (ktr_memory_nid(nid) == NUMA_NO_NODE || !node_online(nid))
 		return -EINVAL;
 	mutex_lock(&bind_lock);
 	b = find_bound(pid);

@@ -62,8 +62,8 @@ static phys_addr_t root_of_cpu(int cpu)
 	/* a CPU with no node stays on the master's tables */
 	if (nid == NUMA_NO_NODE)
 		return pc.swapper;
-	n = &ktr.nodes[ktr.nodes[nid].memory_nid];
-	return n->root ? __pa(n->root) : pc.swapper;
+	n = ktr_set_node(nid);	/* NULL for a node onlined after load */
+	return n && n->root ? __pa(n->root) : pc.swapper;
 }
 
 static phys_addr_t loaded_root(void)

@@ -19,7 +19,7 @@ static int ktr_memory_node(int nid)
 {
 	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
 		return NUMA_NO_NODE;
-	return ktr.nodes[nid].memory_nid;
+	return ktr_memory_nid(nid);
 }
 
 static int ktr_walk_extents(int nid, int region, ktrepl_extent_fn fn,
@@ -37,9 +37,10 @@ static u64 *root_of(int nid)
 		       ktr.nodes[mem].root : ktr.master_root;
 }
 
+/* a late node's CPUs run on the master's tables: its root is that one */
 static phys_addr_t ktr_node_root(int nid)
 {
-	if (ktr_memory_node(nid) == NUMA_NO_NODE)
+	if (nid < 0 || nid >= nr_node_ids || !node_online(nid))
 		return 0;
 	return __pa(root_of(nid));
 }

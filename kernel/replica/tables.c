@@ -51,8 +51,12 @@ int ktr_nodes_alloc(void)
 		return -ENOMEM;
 	}
 	/* a failure from here on frees every node's (empty) table list */
-	for (nid = 0; nid < nr_node_ids; nid++)
+	for (nid = 0; nid < nr_node_ids; nid++) {
 		INIT_LIST_HEAD(&node_own[nid].tables);
+		ktr.nodes[nid].nid = nid;
+		/* a node onlined after load has no set: see ktr_memory_nid() */
+		ktr.nodes[nid].memory_nid = NUMA_NO_NODE;
+	}
 	return 0;
 }
 

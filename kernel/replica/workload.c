@@ -161,7 +161,7 @@ static unsigned long worker_burst(struct ktr_worker *w, void *buf)
 static int workload_fn(void *arg)
 {
 	struct ktr_worker *w = arg;
-	struct ktr_node *mem = &ktr.nodes[ktr.nodes[w->nid].memory_nid];
+	struct ktr_node *mem = ktr_set_node(w->nid); /* set: see start */
 	struct mm_struct *mm = master_mm;
 	unsigned long acc = 0;
 	void *buf;
@@ -248,7 +248,8 @@ static int workload_start_locked(enum ktrepl_workload_mode mode)
 		struct ktr_worker *w = &workers[nid];
 		struct task_struct *t;
 
-		if (cpumask_empty(mask))
+		/* a node onlined after load has no set to run on */
+		if (cpumask_empty(mask) || !ktr_set_node(nid))
 			continue;
 		w->nid = nid;
 		w->iterations = 0;
@@ -339,7 +340,7 @@ enum ktrepl_workload_mode ktr_workload_mode(void)
 static void task_record(const struct ktr_worker *w,
 			struct ktrepl_task_record *r)
 {
-	const struct ktr_node *mem = &ktr.nodes[ktr.nodes[w->nid].memory_nid];
+	const struct ktr_node *mem = ktr_set_node(w->nid);
 	bool on_node = workload_mode == KTREPL_WORKLOAD_NODE && mem->mm;
 
 	lockdep_assert_held(&workload_lock);

@@ -8,6 +8,7 @@
  * entries share a word and no module source spells one as a literal of
  * its own; each is a word summary can print (not empty, no blank), and
  * failsafe_reason's fit the vmcore descriptor's failsafe_reason[] whole.
+ * The node roles (ktrepl_role_str()) are documented in the role row too.
  */
 #include <ftw.h>
 #include <stdbool.h>
@@ -167,22 +168,24 @@ int main(void)
 {
 	const char *path = fixture_path("../../../docs/abi.md");
 	const char *kernel = fixture_path("../../../kernel");
-	char *doc, *act_row = NULL, *fs_row = NULL;
+	char *doc, *act_row = NULL, *fs_row = NULL, *role_row = NULL;
 	char bad[256] = "";
 	size_t desc_max = KTREPL_DESC_SIZE(failsafe_reason) - 1;
 	int r, s;
 
 	tap_header();
-	tap_plan(8 + NWORDS);
+	tap_plan(9 + NWORDS + KTREPL_DESC_ROLE_NR);
 
 	doc = slurp(path);
 	tap_ok(doc, "docs/abi.md at %s", path);
 	if (doc) {
 		act_row = doc_row(doc, "activation_reason");
 		fs_row = doc_row(doc, "failsafe_reason");
+		role_row = doc_row(doc, "role");
 	}
 	tap_ok(act_row, "docs/abi.md has summary's activation_reason row");
 	tap_ok(fs_row, "docs/abi.md has summary's failsafe_reason row");
+	tap_ok(role_row, "docs/abi.md has the node records' role row");
 
 	tap_ok(!ktrepl_reason_name(KTREPL_REASON_NONE) &&
 	       !ktrepl_reason_field(KTREPL_REASON_NONE) &&
@@ -249,6 +252,20 @@ int main(void)
 			       w, f, w);
 	}
 
+	/* node roles: what summary's role= and crash> ktrepl print */
+	for (r = 0; r < KTREPL_DESC_ROLE_NR; r++) {
+		const char *w = ktrepl_role_str(r);
+		bool ok = is_word(w) && row_has(role_row, w);
+
+		tap_ok(ok, "role %d (`%s`) is a word documented in docs/abi.md's role row",
+		       r, w ?: "(null)");
+		if (!ok)
+			printf("# got: %s\n# want: a word, quoted in the role row\n",
+			       w ? "no such quoted word in the row" :
+				   "no word for the role");
+	}
+
+	free(role_row);
 	free(act_row);
 	free(fs_row);
 	free(doc);

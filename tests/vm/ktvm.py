@@ -156,15 +156,20 @@ def debug_vmlinux(kernel=None):
 
 
 def parse_topology(spec):
-    """'2x2' -> 2 memory nodes of 2 CPUs; '+memless' adds a CPU-only node."""
-    m = re.fullmatch(r"(\d+)x(\d+)(\+memless)?", spec)
+    """'2x2' -> 2 memory nodes of 2 CPUs; '+memless' adds a CPU-only node;
+    '+late' a last node with neither, offline at boot, that a DIMM
+    hot-added through QMP (Guest.hotplug_dimm) brings online."""
+    m = re.fullmatch(r"(\d+)x(\d+)(\+memless)?(\+late)?", spec)
     if not m:
-        raise ValueError(f"bad topology {spec!r}: want NxC or NxC+memless")
+        raise ValueError(f"bad topology {spec!r}: want NxC, NxC+memless "
+                         "or either +late")
     nodes, cpus = int(m.group(1)), int(m.group(2))
     topo = [{"cpus": cpus, "memory": True} for _ in range(nodes)]
     if m.group(3):
         # same CPU count as the others, so sockets map onto nodes evenly
         topo.append({"cpus": cpus, "memory": False})
+    if m.group(4):
+        topo.append({"cpus": 0, "memory": False, "late": True})
     return topo
 
 
@@ -312,10 +317,18 @@ class Guest:
         a = ARCHES[arch]
         ncpus = sum(n["cpus"] for n in self.topo)
         nmem = sum(1 for n in self.topo if n["memory"])
+        sockets = sum(1 for n in self.topo if n["cpus"])
+        mem = f"{mem_per_node * nmem}M"
+        # room for one DIMM of a node's size on the late node
+        self.late_node = next((i for i, n in enumerate(self.topo)
+                               if n.get("late")), None)
+        self.dimm_mb = mem_per_node
+        if self.late_node is not None:
+            mem += f",slots=1,maxmem={mem_per_node * (nmem + 1)}M"
         args = [a["qemu"], *a["machine"], "-accel",
                 os.environ.get("KTREPL_ACCEL", a["accel"]),
-                "-smp", f"{ncpus},sockets={len(self.topo)},"
-                f"cores={self.topo[0]['cpus']},threads=1", "-m", f"{mem_per_node * nmem}M",
+                "-smp", f"{ncpus},sockets={sockets},"
+                f"cores={self.topo[0]['cpus']},threads=1", "-m", mem,
                 "-kernel", kernel_image(arch, kernel), "-initrd", initrd,
                 # keep_panicked: a panicked guest stays up (panic=0) and
                 # QEMU pauses it, so its memory can still be dumped
@@ -333,7 +346,9 @@ class Guest:
         for nid, node in enumerate(self.topo):
             cpus = f"{cpu_id}-{cpu_id + node['cpus'] - 1}"
             cpu_id += node["cpus"]
-            if node["memory"]:
+            if node.get("late"):
+                args += ["-numa", f"node,nodeid={nid}"]
+            elif node["memory"]:
                 args += ["-object", f"memory-backend-ram,id=mem{nid},"
                          f"size={mem_per_node}M",
                          "-numa", f"node,nodeid={nid},cpus={cpus},"
@@ -441,6 +456,16 @@ class Guest:
         out = [call(c, **kw) for c, kw in commands]
         s.close()
         return out
+
+    def hotplug_dimm(self):
+        """A DIMM of a node's size on the '+late' node: ACPI memory
+        hotplug, which onlines the node in the guest."""
+        self.qmp(("object-add", {"qom-type": "memory-backend-ram",
+                                 "id": "late-mem",
+                                 "size": self.dimm_mb << 20}),
+                 ("device_add", {"driver": "pc-dimm", "id": "late-dimm",
+                                 "memdev": "late-mem",
+                                 "node": self.late_node}))
 
     def wait_panic(self):
         """Wait for the guest's panic; its memory stays dumpable."""

@@ -29,6 +29,7 @@ enum kt_role {
 	KT_ROLE_MASTER = KTREPL_DESC_ROLE_MASTER,
 	KT_ROLE_REPLICA = KTREPL_DESC_ROLE_REPLICA,
 	KT_ROLE_ALIAS = KTREPL_DESC_ROLE_ALIAS,
+	KT_ROLE_LATE = KTREPL_DESC_ROLE_LATE,
 	KT_ROLE_NR = KTREPL_DESC_ROLE_NR
 };
 
@@ -277,6 +278,12 @@ struct kt_region_state *kt_state_add_region(struct kt_state *st,
 int kt_state_index_regions(struct kt_state *st, struct kt_err *err);
 
 const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
+/*
+ * The node whose set (replica and tables) n's CPUs run: its memory node,
+ * or the master for a node onlined after the load (KT_ROLE_LATE), which
+ * has none of its own.
+ */
+int kt_state_set_node(const struct kt_state *st, const struct kt_node_state *n);
 /* the region of that name (the first, if several), or -1 */
 int kt_state_region(const struct kt_state *st, const char *name);
 /* the region holding va (the first, if several), or -1 */

@@ -48,6 +48,11 @@ const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid)
 	return NULL;
 }
 
+int kt_state_set_node(const struct kt_state *st, const struct kt_node_state *n)
+{
+	return n->role == KT_ROLE_LATE ? st->master_node : n->memory_node;
+}
+
 /* room for one more of size each in *arr (holding *cap); -ENOMEM */
 static int reserve(void **arr, size_t *cap, size_t n, size_t size)
 {

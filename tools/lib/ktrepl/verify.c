@@ -68,7 +68,7 @@ static bool loader_pages_expected(const struct kt_state *st,
 				  const struct kt_region_state *reg,
 				  const struct kt_node_state *n)
 {
-	return reg->module && n->memory_node == st->master_node &&
+	return reg->module && kt_state_set_node(st, n) == st->master_node &&
 	       !reg->master_copies;
 }
 
@@ -78,6 +78,7 @@ static int check_node_mappings(struct verify_run *vr,
 			       struct kt_err *err)
 {
 	struct kt_target *t = vr->t;
+	int set = kt_state_set_node(t->st, n);
 	int r, ret = 0;
 
 	for (r = 0; r < t->st->nr_regions && !ret; r++) {
@@ -93,7 +94,7 @@ static int check_node_mappings(struct verify_run *vr,
 				.va = m.va,
 				.len = m.size,
 				.pa = m.pa,
-				.expected_node = n->memory_node,
+				.expected_node = set,
 			};
 
 			ret = 0;
@@ -104,7 +105,7 @@ static int check_node_mappings(struct verify_run *vr,
 				continue;
 			}
 			v.pa_node = kt_state_pa_node(t->st, m.pa);
-			if (v.pa_node != n->memory_node &&
+			if (v.pa_node != set &&
 			    !loader_pages_expected(t->st, reg, n)) {
 				v.kind = KT_V_LOCALITY;
 				ret = report(vr, &v);
