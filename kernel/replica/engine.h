@@ -468,6 +468,7 @@ const char *ktr_fresh_start(void);	/* before the node tables are built */
 void ktr_fresh_stop(void);
 u64 ktr_fresh_vetoes(void);
 u64 ktr_fresh_probe_misses(void);	/* the veto kprobes' nmissed */
+bool ktr_fresh_intact(void);		/* the fail-safe's, paused */
 unsigned long ktr_fresh_donated_pages(void);
 
 /* modules.c: module text and rodata (modules=1) */
@@ -496,6 +497,7 @@ bool ktr_mirror_hooked(void);
 bool ktr_mirror_watches(unsigned long start, unsigned long end);
 void ktr_mirror_unhook(void);		/* waits for running handlers */
 bool ktr_mirror_range(unsigned long start, unsigned long end);	/* any */
+int ktr_tables_resync(bool fix);	/* the fail-safe's: see mirror.c */
 void ktr_mirror_set_span(unsigned long lo, unsigned long last);
 void ktr_mirror_counters(u64 *mirrored, u64 *missed);
 

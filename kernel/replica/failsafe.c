@@ -10,12 +10,16 @@
  *   2. with nothing running on them, every replica page that differs
  *      from the master is recopied, under the same exclusion the patch
  *      hook and the audit use;
- *   3. activation resumes only once every replica page of the kernel
- *      and of every replicated module equals the master's, and every
- *      probe that watches for writes is armed. A miss whose damage
- *      cannot be checked here (a module-area table update the mirror
- *      missed) leaves replication off, and so do failsafe_limit events
- *      within failsafe_window_s: a miss that keeps coming back.
+ *   3. every entry of every node's tables is rebuilt from the master's
+ *      where it differs from what a fresh build would make (a table
+ *      update the mirror missed, a table freed under a copied entry);
+ *   4. activation resumes only once every replica page of the kernel
+ *      and of every replicated module equals the master's, the node
+ *      tables are a fresh build's, and every probe that watches for
+ *      writes is armed. Tables that cannot be rebuilt (the master's
+ *      own table is gone) leave replication off, and so do
+ *      failsafe_limit events within failsafe_window_s: a miss that
+ *      keeps coming back.
  *
  * Disarmed probes (debugfs kprobes/enabled at 0, which silences every
  * kprobe, or kernel.ftrace_enabled at 0, which silences ftrace-based
@@ -187,10 +191,11 @@ static bool event_recurs(void)
 }
 
 /* Context: process, under failsafe_lock. */
-static const char *repair_and_check(unsigned long why)
+static const char *repair_and_check(void)
 {
 	unsigned int fixed = 0, left = 0;
-	int tries;
+	int tries, rebuilt, differ;
+	bool intact;
 
 	lockdep_assert_held(&failsafe_lock);
 	/* a patch in flight would look missed (x86 without text_mutex) */
@@ -211,10 +216,24 @@ static const char *repair_and_check(unsigned long why)
 		return ktrepl_reason_name(
 			KTREPL_REASON_FAILSAFE_REPLICAS_UNVERIFIED);
 	/*
-	 * Not checkable here: a table entry the mirror missed, or a table
-	 * the kernel freed under a copied entry (the veto did not run).
+	 * The tables too, whatever the miss: a table entry the mirror
+	 * missed, or a table the kernel freed under a copied entry (the
+	 * veto did not run), is rebuilt from the master's; what cannot be
+	 * (the master's table itself is gone, or a copied page lost its
+	 * pre-populated table) leaves replication off.
 	 */
-	if (why & (BIT(KTR_FS_MIRROR_MISSED) | BIT(KTR_FS_VETO_MISSED)))
+	rebuilt = ktr_tables_resync(true);
+	differ = rebuilt < 0 ? rebuilt : ktr_tables_resync(false);
+	intact = ktr_fresh_intact();
+	if (rebuilt < 0 || differ)
+		pr_err("fail-safe: the node tables cannot be rebuilt from the master's: %d\n",
+		       rebuilt < 0 ? rebuilt : differ);
+	else
+		pr_info("fail-safe: %d node table entr%s rebuilt from the master's, 0 still differ\n",
+			rebuilt, rebuilt == 1 ? "y" : "ies");
+	if (!intact)
+		pr_err("fail-safe: a copied table page lost a pre-populated table: a node's copy can no longer stay fresh\n");
+	if (rebuilt < 0 || differ || !intact)
 		return ktrepl_reason_name(
 			KTREPL_REASON_FAILSAFE_TABLES_UNVERIFIED);
 	return NULL;
@@ -271,7 +290,7 @@ static void failsafe_fn(struct work_struct *work)
 		goto out_changed;
 	}
 repair:
-	refusal = repair_and_check(why);
+	refusal = repair_and_check();
 	if (refusal) {
 		give_up(refusal, "replication stays off");
 		goto out_changed;

@@ -140,6 +140,31 @@ static unsigned int entries_of(const struct copied_table *t)
 	return 1U << ktr.geom.bits[t->level];
 }
 
+/* the copied tables' huge leaves (the image's own, at load) */
+static unsigned long count_leaves(void)
+{
+	unsigned long leaves = 0;
+	unsigned int e;
+	int i;
+
+	for (i = 0; i < nr_copied; i++) {
+		const struct copied_table *t = &copied[i];
+
+		if (!holds_tables(t))
+			continue;
+		for (e = 0; e < entries_of(t); e++) {
+			u64 v = READ_ONCE(t->table[e]);
+
+			if (ktr_pte_present(v) &&
+			    ktr_pte_leaf(v, t->level, ktr.geom.levels))
+				leaves++;
+		}
+	}
+	return leaves;
+}
+/* written once, by ktr_fresh_start() */
+static unsigned long leaves_at_start;
+
 static unsigned long count_empty(void)
 {
 	unsigned long empty = 0;
@@ -404,6 +429,7 @@ const char *ktr_fresh_start(void)
 	}
 	pr_info("copied tables pre-populated: %lu pages donated to the kernel's tables\n",
 		donated_pages);
+	leaves_at_start = count_leaves();
 	return check_copied();
 }
 
@@ -420,6 +446,21 @@ void ktr_fresh_stop(void)
 	kfree(copied);
 	copied = NULL;
 	nr_copied = 0;
+}
+
+/*
+ * Whether the copied pages still hold what pre-population left: a table
+ * under every entry but the image's own huge leaves. A table freed under
+ * a copied entry (a veto that did not run) leaves a huge leaf there, or
+ * once that is unmapped an empty entry: the next mapping would then
+ * write a new lower table into the master's page only, and no resync of
+ * the node's copies could keep them fresh from then on. True where no
+ * page is copied. Context: process (the fail-safe, paused).
+ */
+bool ktr_fresh_intact(void)
+{
+	return !nr_copied ||
+	       (!count_empty() && count_leaves() == leaves_at_start);
 }
 
 u64 ktr_fresh_vetoes(void)

@@ -158,6 +158,130 @@ out:
 }
 NOKPROBE_SYMBOL(ktr_mirror_range);
 
+/* the page of one of n's owned tables at level, or of none */
+static bool owned_page(struct ktr_node *n, int level, u64 entry)
+{
+	struct ktr_table *t;
+
+	list_for_each_entry_rcu(t, ktr_node_tables(n), list,
+				ktr_tables_lock_held())
+		if (t->level == level &&
+		    page_to_phys(t->page) == (entry & ktr.geom.addr_mask))
+			return true;
+	return false;
+}
+
+/*
+ * Node n's root, kernel half: the master's entries, but where n points
+ * at a table of its own. Returns the entries that differ; rewritten when
+ * fix, *flush then set where a present one changed.
+ */
+static int resync_root(struct ktr_node *n, bool fix, bool *flush)
+{
+	unsigned int i, nr = 1U << ktr.geom.bits[0];
+	unsigned long flags;
+	int differ = 0;
+
+	flags = ktr_tables_lock();
+	for (i = ktr.geom.kernel_first; i < nr; i++) {
+		u64 cur = READ_ONCE(n->root[i]);
+		u64 master = READ_ONCE(ktr.master_root[i]);
+
+		if (cur == master ||
+		    (ktr_pte_present(cur) && owned_page(n, 1, cur)))
+			continue;
+		differ++;
+		if (!fix)
+			continue;
+		WRITE_ONCE(n->root[i], master);
+		*flush |= ktr_pte_present(cur);
+	}
+	ktr_tables_unlock(flags);
+	return differ;
+}
+
+/*
+ * Every entry of n's owned table t against wanted_entry(), as
+ * resync_root(); -ENOENT when the master no longer has the table t
+ * copies (freed or replaced by a huge mapping): no rewrite of t makes
+ * n's tables a fresh build's then.
+ */
+static int resync_table(struct ktr_node *n, struct ktr_table *t, bool fix,
+			bool *flush)
+{
+	unsigned int i, nr = 1U << ktr.geom.bits[t->level];
+	unsigned long size = ktr_level_size(t->level), flags;
+	u64 *master, *copy = page_address(t->page);
+	int differ = 0;
+
+	flags = ktr_tables_lock();
+	master = ktr_master_table_of(t);
+	if (!master) {
+		ktr_tables_unlock(flags);
+		return -ENOENT;
+	}
+	for (i = 0; i < nr; i++) {
+		u64 cur = READ_ONCE(copy[i]), want;
+
+		if (cur == READ_ONCE(master[i]) ||
+		    !wanted_entry(n, t, t->va + i * size, READ_ONCE(master[i]),
+				  cur, &want))
+			continue;
+		differ++;
+		if (!fix)
+			continue;
+		WRITE_ONCE(copy[i], want);
+		*flush |= ktr_pte_present(cur);
+	}
+	ktr_tables_unlock(flags);
+	return differ;
+}
+
+/*
+ * The fail-safe's table check, after a miss that may have left a node's
+ * tables stale (a mirror probe's, a veto probe's): every entry of every
+ * node's root and owned tables against what a fresh build would make of
+ * the master's tables now. With fix, each one that differs is rewritten
+ * and every TLB flushed. Returns the entries that differed, or -ENOENT
+ * (see resync_table()). The walk covers whole tables, not the mirror's
+ * span: a missed update may lie anywhere a node owns a table.
+ *
+ * Context: process, from the fail-safe only, with nothing running on a
+ * node's tables (activation paused); takes tables_lock table by table,
+ * as the mirror's probes do, which may run meanwhile.
+ */
+int ktr_tables_resync(bool fix)
+{
+	bool flush = false;
+	int nid, differ = 0, ret;
+
+	lockdep_assert(ktr_failsafe_lock_held());
+	for_each_online_node(nid) {
+		struct ktr_node *n = &ktr.nodes[nid];
+		struct ktr_table *t;
+
+		if (!n->own_replica || !n->root)
+			continue;
+		differ += resync_root(n, fix, &flush);
+		/* the lists only grow while the engine is loaded */
+		rcu_read_lock();
+		list_for_each_entry_rcu(t, ktr_node_tables(n), list) {
+			ret = resync_table(n, t, fix, &flush);
+			if (ret < 0) {
+				rcu_read_unlock();
+				return ret;
+			}
+			differ += ret;
+		}
+		rcu_read_unlock();
+	}
+	if (flush) {
+		ktr_arch_tables_changed();
+		ktr_arch_flush_all();
+	}
+	return differ;
+}
+
 /* the mirror hooks: (start, end) taken at entry, mirrored at return */
 struct mirror_args {
 	unsigned long start, end;

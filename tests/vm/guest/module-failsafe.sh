@@ -10,11 +10,11 @@
 #            arm64 6.12's poke kprobe), or arm64's ftrace hook takes the
 #            next patch as a miss, as its recursion guard would;
 #   audit  - a replica page differs where the master changed;
-#   mirror - a module-area table update is missed: not checkable in the
-#            kernel, so replication stays off;
+#   mirror - a module-area table update is missed (and a node's table
+#            entry made stale): the entry is rebuilt from the master's;
 #   veto   - (percpu) a copied table's free that the veto probe could not
-#            handle: the node tables may point at a freed table, so
-#            replication stays off;
+#            handle: the node tables are checked against the master's
+#            and the copied pages' pre-population, and resume;
 # and two without the inject, as an admin makes them:
 #   kprobes, ftrace - the kernel's switch that silences the probes is
 #            turned off: activation waits, paused, until it is on again;
@@ -24,8 +24,13 @@
 #   bindings - (mm) the bindings made by hand, and the exclusions, hold
 #            across a pause and its resume.
 #
-# DUMP=1: end with the module still in fail-safe, for the host to dump
-# the guest and read the fail-safe from the vmcore's descriptor.
+# Every fail-safe also checks every node table entry against what a
+# fresh build would make of the master's: 0 rebuilt, but where a
+# scenario made one stale.
+#
+# DUMP=1: end with the module still in fail-safe (recurring's give-up),
+# for the host to dump the guest and read the fail-safe from the
+# vmcore's descriptor.
 . /lib.sh
 DUMP=${DUMP:-0}
 S=$D/summary
@@ -39,10 +44,6 @@ fs() { head -n1 $S | kv "$1"; }
 # event_after N0 REASON: more than N0 events, the last for REASON
 event_after() { [ "$(fs failsafe)" -gt "$1" ] && [ "$(fs failsafe_reason)" = "$2" ]; }
 ended() { [ "$(fs failsafe_active)" = 0 ]; }
-stays_off() {
-	[ "$(fs activation)" = inactive ] && [ "$(fs failsafe_active)" = 1 ] &&
-		[ "$(fs activation_reason)" = failsafe_tables_unverified ]
-}
 # activation in force: percpu every CPU on its node's root; mm the
 # replica node's spinner bound to its set
 on_node_tables() {
@@ -97,12 +98,18 @@ verified_after_resume() {
 #	fail-safe (REASON): a write may have missed the replicas; every CPU
 #	  and process is back on the master's tables
 #	fail-safe: N replica page(s) recopied from the master, 0 still differ
+#	fail-safe: 0 node table entries rebuilt from the master's, 0 still
+#	  differ
 #	fail-safe (REASON): every replica equals the master again;
 #	  activation resumed
 taint="ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
+# failsafe_log REASON [LAST [TABLE_ENTRIES]]: LAST the event's last line,
+# TABLE_ENTRIES those rebuilt (a pattern: "0 node table entries" unless
+# given)
 failsafe_log() {
 	echo "ktrepl: fail-safe ($1): a write may have missed the replicas; every CPU and process is back on the master's tables"
 	echo "ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ"
+	echo "ktrepl: fail-safe: ${3:-0 node table entries} rebuilt from the master's, 0 still differ"
 	[ -n "$2" ] && echo "ktrepl: fail-safe ($1): $2"
 	return 0
 }
@@ -167,12 +174,14 @@ done
 #	fail-safe (probes_disarmed): a write may have missed the replicas;
 #	  every CPU and process is back on the master's tables
 #	fail-safe: N replica page(s) recopied from the master, 0 still differ
+#	fail-safe: K node table entries rebuilt from the master's, ...
 #	fail-safe (probes_disarmed): WHAT is disarmed: activation stays
 #	  paused until it is armed again
 #	% echo 1 > SWITCH
 #	fail-safe (probes_disarmed): the probes are armed again; checking
 #	  the replicas
 #	fail-safe: M replica page(s) recopied from the master, 0 still differ
+#	fail-safe: L node table entries rebuilt from the master's, ...
 #	fail-safe (probes_disarmed): every replica equals the master again;
 #	  activation resumed
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
@@ -220,10 +229,12 @@ for kind in kprobes ftrace; do
 ...
 ktrepl: fail-safe (*): a write may have missed the replicas; every CPU and process is back on the master's tables
 ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe: * rebuilt from the master's, 0 still differ
 ktrepl: fail-safe (probes_disarmed): $kind is disarmed: activation stays paused until it is armed again
 % sh -c echo 1 > $sw
 ktrepl: fail-safe (probes_disarmed): the probes are armed again; checking the replicas
 ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe: * rebuilt from the master's, 0 still differ
 ktrepl: fail-safe (probes_disarmed): every replica equals the master again; activation resumed"
 done
 
@@ -266,47 +277,44 @@ else
 fi
 
 # TEST: mirror
-# - inject a missed module-area table update
-# - a fail-safe event is counted, and replication stays off: nothing
-#   runs on the node tables
-# - verify reports the host in fail-safe (exit 1), every time
-# Expected log: the first two of the fail-safe's steps, then
-#	fail-safe (mirror_missed): replication stays off:
-#	  failsafe_tables_unverified
+# - make one entry of a node-R-owned table differ from the master's, as
+#   a missed table update would (inject stale): verify names it
+# - inject a missed module-area table update (miss kind=mirror)
+# - a fail-safe event is counted, reason mirror_missed; the stale entry
+#   is rebuilt from the master's, and activation is in force again
+# - the first verify after it reports the event (exit 1), the next is
+#   healthy: no stale entry is left
+# Expected log: the stale entry's inject line, then the fail-safe's
+# steps with "1 node table entry rebuilt from the master's"
 start_test "mirror"
 n0=$(fs failsafe)
+check "[mirror] inject 'stale node=$R'" sh -c "echo stale node=$R > $D/inject"
+ktrepl-dump --verify > /tmp/fs.out 2>&1
+rc=$?
+grep stale-table /tmp/fs.out | sed 's/^/# /'
+check "[mirror] verify names the stale entry (exit $rc)" \
+	sh -c "[ $rc = 1 ] && grep -Eq '^stale-table: node $R ' /tmp/fs.out"
 check "[mirror] inject 'miss kind=mirror'" \
 	sh -c "echo 'miss kind=mirror' > $D/inject"
 check "[mirror] a fail-safe event is counted, reason mirror_missed" \
 	wait_for 10 event_after $n0 mirror_missed
-check "[mirror] replication stays off: activation=inactive, failsafe_active=1" \
-	wait_for 10 stays_off
-check "[mirror] nothing runs on the node tables" wait_for 5 all_on_master
-ktrepl-dump --verify > /tmp/fs.out 2>&1
-rc=$?
-check "[mirror] verify reports the host in fail-safe (exit 1), every time" \
-	sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out && ! ktrepl-dump --verify >/dev/null 2>&1"
+check "[mirror] and it ended: failsafe_active=0" wait_for 10 ended
+check "[mirror] activation $act is in force again" wait_for 5 on_node_tables
+verified_after_resume mirror
 check_log "the fail-safe's log" \
-	"$(failsafe_log mirror_missed "replication stays off: failsafe_tables_unverified")"
+	"ktrepl: inject: node $R level * entry * (va 0x*) now differs from the master's
+$(failsafe_log mirror_missed "every replica equals the master again; activation resumed" "1 node table entry")"
 [ -n "${spinner:-}" ] && kill $spinner
 spinner=
-if [ "$DUMP" = 1 ]; then
-	check_dmesg_clean
-	done_testing
-	echo "KTREPL-READY-FOR-DUMP"
-	sleep 600
-fi
 check "rmmod ktrepl" rmmod ktrepl
 
 # TEST: veto (percpu)
 # - reload; inject a copied table's free that the veto probe could not
 #   handle (its nmissed, as a nested kprobe would raise it)
-# - a fail-safe event is counted, reason veto_missed, and replication
-#   stays off: nothing runs on the node tables
-# Expected log: the load's lines, then the first two of the fail-safe's
-# steps, then
-#	fail-safe (veto_missed): replication stays off:
-#	  failsafe_tables_unverified
+# - a fail-safe event is counted, reason veto_missed; the node tables
+#   equal a fresh build's and every copied page is still pre-populated,
+#   so activation is in force again, and verify is healthy after
+# Expected log: the load's lines, then the fail-safe's steps
 start_test "veto"
 if [ "$act" != percpu ]; then
 	skip "[veto]" "activation $act copies no table page: no veto probe"
@@ -319,11 +327,12 @@ else
 		sh -c "echo 'miss kind=veto' > $D/inject"
 	check "[veto] a fail-safe event is counted, reason veto_missed" \
 		wait_for 10 event_after $n0 veto_missed
-	check "[veto] replication stays off: activation=inactive, failsafe_active=1" \
-		wait_for 10 stays_off
-	check "[veto] nothing runs on the node tables" wait_for 5 all_on_master
+	check "[veto] and it ended: failsafe_active=0" wait_for 10 ended
+	check "[veto] activation $act is in force again" \
+		wait_for 5 on_node_tables
+	verified_after_resume veto
 	check_log "the fail-safe's log" "...
-$(failsafe_log veto_missed "replication stays off: failsafe_tables_unverified")"
+$(failsafe_log veto_missed "every replica equals the master again; activation resumed")"
 	check "[veto] rmmod ktrepl" rmmod ktrepl
 fi
 
@@ -360,7 +369,17 @@ check_log "the fail-safe's log" "...
 $(failsafe_log patch_missed "every replica equals the master again; activation resumed")
 ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
 ktrepl: fail-safe (patch_missed): replication stays off: failsafe_recurring"
+ktrepl-dump --verify > /tmp/fs.out 2>&1
+rc=$?
+check "[recurring] verify reports the host in fail-safe (exit 1), every time" \
+	sh -c "[ $rc = 1 ] && grep -q 'failsafe' /tmp/fs.out && ! ktrepl-dump --verify >/dev/null 2>&1"
 [ -n "${spinner:-}" ] && kill $spinner
+if [ "$DUMP" = 1 ]; then
+	check_dmesg_clean
+	done_testing
+	echo "KTREPL-READY-FOR-DUMP"
+	sleep 600
+fi
 check "rmmod ktrepl" rmmod ktrepl
 check_dmesg_clean
 done_testing

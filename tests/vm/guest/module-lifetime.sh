@@ -107,8 +107,8 @@ dump_point before
 # - its code runs from every CPU, and from a process bound to R's set
 # Expected log: ktrepl's load lines (not checked: module-mm.sh does).
 start_test "replicated"
-check "insmod ktrepl-test.ko fault_inject=1 lifetime_log=1" \
-	insmod /lib/modules/ktrepl-test.ko fault_inject=1 lifetime_log=1
+check "insmod ktrepl-test.ko fault_inject=1 lifetime_log=1 failsafe_limit=2" \
+	insmod /lib/modules/ktrepl-test.ko fault_inject=1 lifetime_log=1 failsafe_limit=2
 check "activation is mm" test "$(fs activation)" = mm
 check "summary's master node is the image's ($M)" test "$(fs master_node)" = "$M"
 rec=$(grep "^module=$MOD " $S)
@@ -149,7 +149,7 @@ check "insmod $FW again" insmod /lib/modules/$FW.ko
 # TEST: fail-safe
 # - a dropped patch: a fail-safe that resumes, activation mm again
 # - the module's code on every CPU again
-# - a missed table update: a fail-safe that gives up (activation off)
+# - a second dropped patch (failsafe_limit=2): a fail-safe that gives up
 # Expected log: module-failsafe.sh's, not checked here.
 start_test "fail-safe"
 n0=$(fs failsafe)
@@ -159,8 +159,11 @@ echo 0 > /proc/sys/kernel/sched_schedstats
 resumed() { [ "$(fs failsafe)" -gt "$n0" ] && [ "$(fs failsafe_active)" = 0 ] && [ "$(fs activation)" = mm ]; }
 check "a fail-safe event, then activation mm again" wait_for 10 resumed
 check "the module's code runs on every CPU after the resume" body_everywhere
-check "inject 'miss kind=mirror'" sh -c "echo 'miss kind=mirror' > $D/inject"
-gave_up() { [ "$(fs activation)" = inactive ] && [ "$(fs activation_reason)" = failsafe_tables_unverified ]; }
+# failsafe_limit=2: the second event within the window gives up
+check "inject 'miss kind=patch' again" sh -c "echo 'miss kind=patch' > $D/inject"
+echo 1 > /proc/sys/kernel/sched_schedstats
+echo 0 > /proc/sys/kernel/sched_schedstats
+gave_up() { [ "$(fs activation)" = inactive ] && [ "$(fs activation_reason)" = failsafe_recurring ]; }
 check "the fail-safe gives up: activation inactive" wait_for 10 gave_up
 check "the module's code runs on every CPU after the give-up" body_everywhere
 kill $spinner
