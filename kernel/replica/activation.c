@@ -299,7 +299,7 @@ void ktr_activation_report(void)
 /* the fail-safe's first step: everyone off the node tables, at once */
 void ktr_activation_pause(void)
 {
-	lockdep_assert(ktr_failsafe_lock_held());
+	ktr_failsafe_lock_assert_held();
 	mutex_lock(&act_lock);
 	if (state == ACT_ACTIVE) {
 		/* before the workers' stop takes workload_lock: see workload.c */
@@ -322,7 +322,7 @@ const char *ktr_activation_resume(void)
 {
 	const char *why = NULL;
 
-	lockdep_assert(ktr_failsafe_lock_held());
+	ktr_failsafe_lock_assert_held();
 	mutex_lock(&act_lock);
 	if (state != ACT_PAUSED)
 		goto out;
@@ -343,7 +343,7 @@ out:
 /* nobody runs on the node tables from here until unload */
 void ktr_activation_give_up(const char *why)
 {
-	lockdep_assert(ktr_failsafe_lock_held());
+	ktr_failsafe_lock_assert_held();
 	mutex_lock(&act_lock);
 	if (state != ACT_OFF && state != ACT_GIVEN_UP) {
 		set_state(ACT_GIVEN_UP);

@@ -490,6 +490,7 @@ void ktr_modules_visit_chunks(ktr_chunk_fn fn);
  */
 bool ktr_modules_lock_held(void);
 bool ktr_modules_following(void);
+void ktr_modules_lock_assert_held(void);	/* every config */
 
 /* mirror.c */
 bool ktr_mirror_hook(void);		/* every probe, or false */
@@ -523,8 +524,9 @@ const char *ktr_probes_unarmed(void);
 void ktr_failsafe_start(void);
 void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
-/* for lockdep assertions only, as ktr_modules_lock_held() */
+/* for lockdep conditions only, as ktr_modules_lock_held() */
 bool ktr_failsafe_lock_held(void);
+void ktr_failsafe_lock_assert_held(void);	/* every config */
 /* patch.c, patch_*.c and audit.c, for the fail-safe */
 u64 ktr_patch_probe_misses(void);
 /* whether a pass can keep out of a patch in flight (patch_*.c) */

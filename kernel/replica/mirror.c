@@ -255,7 +255,7 @@ int ktr_tables_resync(bool fix)
 	bool flush = false;
 	int nid, differ = 0, ret;
 
-	lockdep_assert(ktr_failsafe_lock_held());
+	ktr_failsafe_lock_assert_held();
 	for_each_online_node(nid) {
 		struct ktr_node *n = &ktr.nodes[nid];
 		struct ktr_table *t;

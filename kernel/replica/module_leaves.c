@@ -156,7 +156,7 @@ void ktr_module_move_leaves(struct ktr_module *km, bool to_copies)
 	struct leaf_move m = { .km = km, .to_copies = to_copies };
 	unsigned long flags;
 
-	lockdep_assert(ktr_modules_lock_held());
+	ktr_modules_lock_assert_held();
 	/*
 	 * stop_machine() excludes an arm64 patch, made with interrupts off;
 	 * an x86 one sleeps under text_mutex, which must not be taken
@@ -198,7 +198,7 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 {
 	int i, changed = 0;
 
-	lockdep_assert(ktr_modules_lock_held());
+	ktr_modules_lock_assert_held();
 	if (!ktr_arch.mm || !ktr_arch.mm->leaf_global)
 		return;
 	if (!global && ktr_activation() != KTREPL_ACT_MM)

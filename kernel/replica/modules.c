@@ -81,6 +81,12 @@ static LIST_HEAD(ktr_modules);
 static DEFINE_MUTEX(mods_lock);
 static bool following;		/* notifier and mirror hooks registered */
 
+/* every config: an empty function where lockdep is off */
+void ktr_modules_lock_assert_held(void)
+{
+	lockdep_assert_held(&mods_lock);
+}
+
 #ifdef CONFIG_LOCKDEP
 bool ktr_modules_lock_held(void)
 {
