@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kprobes.h>
 #include <linux/atomic.h>
 #include <linux/elf.h>
 #include <linux/gfp.h>
@@ -292,6 +293,7 @@ static void refresh_counters(void)
 			return;
 	}
 }
+NOKPROBE_SYMBOL(refresh_counters);
 
 /*
  * Counters, and where the caller may sleep the tasks too (the provider's
@@ -315,6 +317,7 @@ void ktrepl_desc_refresh(bool may_sleep)
 	refresh_tasks();
 	mutex_unlock(&desc_lock);
 }
+NOKPROBE_SYMBOL(ktrepl_desc_refresh);
 
 /* Rebuild the VMCOREINFO ELF note the way the kernel does at boot. */
 static void rewrite_note(void)

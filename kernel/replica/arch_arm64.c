@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <asm/cacheflush.h>
 #include <asm/fixmap.h>
@@ -39,6 +40,7 @@ void ktr_arch_flush_local(unsigned long va)
 	dsb(nsh);
 	isb();
 }
+NOKPROBE_SYMBOL(ktr_arch_flush_local);
 
 void ktr_arch_sync_icache(void *alias, unsigned long va, size_t len)
 {
@@ -46,6 +48,7 @@ void ktr_arch_sync_icache(void *alias, unsigned long va, size_t len)
 	caches_clean_inval_pou((unsigned long)alias,
 			       (unsigned long)alias + len);
 }
+NOKPROBE_SYMBOL(ktr_arch_sync_icache);
 
 int ktr_arch_retval_insn(u8 *buf, size_t len, unsigned long value)
 {
@@ -124,6 +127,7 @@ void ktr_arch_override_return(struct pt_regs *regs, unsigned long value)
 	regs->regs[0] = value;
 	instruction_pointer_set(regs, procedure_link_pointer(regs));
 }
+NOKPROBE_SYMBOL(ktr_arch_override_return);
 
 /*
  * set_memory_ro() refuses the linear map on arm64. With rodata=full (the

@@ -40,11 +40,13 @@ void ktr_arch_flush_local(unsigned long va)
 	/* invlpg drops a global entry too, whatever the page size */
 	asm volatile("invlpg (%0)" ::"r"(va) : "memory");
 }
+NOKPROBE_SYMBOL(ktr_arch_flush_local);
 
 void ktr_arch_sync_icache(void *alias, unsigned long va, size_t len)
 {
 	/* coherent; the patcher's own sync_core IPIs serialise the CPUs */
 }
+NOKPROBE_SYMBOL(ktr_arch_sync_icache);
 
 void ktr_arch_release_cpu(void)
 {

@@ -86,6 +86,7 @@ u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
 		table = ktr_table_va(v);
 	}
 }
+NOKPROBE_SYMBOL(ktr_walk);
 
 /*
  * The page accounting has one writer: the init or exit thread, or, while
@@ -162,6 +163,7 @@ struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 	}
 	return NULL;
 }
+NOKPROBE_SYMBOL(ktr_search_chunks);
 
 /*
  * The core image's chunk at va, else a replicated module's. Context: a
@@ -175,6 +177,7 @@ struct ktr_chunk *ktr_find_chunk(unsigned long va)
 
 	return c ? c : ktr_module_chunk(va, false);
 }
+NOKPROBE_SYMBOL(ktr_find_chunk);
 
 phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid)
 {
@@ -184,6 +187,7 @@ phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid)
 		return c->master_pa;
 	return page_to_phys(c->copy[mem]);
 }
+NOKPROBE_SYMBOL(ktr_chunk_pa);
 
 /*
  * The extents nid maps chunks[] (sorted) of region (-1: every one) onto:
@@ -303,6 +307,7 @@ int ktr_memory_nid(int nid)
 		return NUMA_NO_NODE;
 	return ktr.nodes[nid].memory_nid;
 }
+NOKPROBE_SYMBOL(ktr_memory_nid);
 
 /* the node struct holding nid's set, or NULL (see ktr_memory_nid()) */
 struct ktr_node *ktr_set_node(int nid)

@@ -81,6 +81,7 @@ static bool table_is_copied(const u64 *entry)
 			return true;
 	return false;
 }
+NOKPROBE_SYMBOL(table_is_copied);
 
 static int add_copied(u64 *table, int level, unsigned long va)
 {

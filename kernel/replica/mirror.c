@@ -100,6 +100,7 @@ static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
 	}
 	return cur != *want;
 }
+NOKPROBE_SYMBOL(wanted_entry);
 
 /*
  * Make every owned table that translates part of [start, end) equal to

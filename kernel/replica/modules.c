@@ -103,6 +103,7 @@ static bool module_covers(const struct ktr_module *km, unsigned long va)
 	return (va >= km->start && va < km->end) ||
 	       (va >= km->rodata_start && va < km->rodata_end);
 }
+NOKPROBE_SYMBOL(module_covers);
 
 static unsigned long module_bytes(const struct ktr_module *km)
 {
@@ -125,6 +126,7 @@ struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 	}
 	return NULL;
 }
+NOKPROBE_SYMBOL(ktr_module_chunk);
 
 /* the chunk whose master page is at pa; context as ktr_module_chunk() */
 struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
@@ -148,6 +150,7 @@ struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 	}
 	return NULL;
 }
+NOKPROBE_SYMBOL(ktr_module_chunk_at_pa);
 
 static void free_module_replicas(struct ktr_module *km)
 {

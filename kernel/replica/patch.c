@@ -67,6 +67,7 @@ static struct ktr_chunk *replicated_chunk(unsigned long va, size_t len)
 		return ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
 	return ktr_module_chunk(va, false);
 }
+NOKPROBE_SYMBOL(replicated_chunk);
 
 void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
 		       bool propagated)

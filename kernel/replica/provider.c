@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kprobes.h>
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/rculist.h>
@@ -202,3 +203,4 @@ void ktr_notify_changed(bool may_sleep)
 	if (changed)
 		changed(may_sleep);
 }
+NOKPROBE_SYMBOL(ktr_notify_changed);

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kprobes.h>
 #include <linux/io.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
@@ -103,6 +104,7 @@ static void *slot_map(struct page *page)
 	set_pte(s->pte, mk_pte(page, PAGE_KERNEL));
 	return s->va;
 }
+NOKPROBE_SYMBOL(slot_map);
 
 static void slot_unmap(void)
 {
@@ -112,6 +114,7 @@ static void slot_unmap(void)
 	set_pte(s->pte, __pte(0));
 	ktr_arch_flush_local((unsigned long)s->va);
 }
+NOKPROBE_SYMBOL(slot_unmap);
 
 /*
  * Write len bytes into node nid's replica at va, through this CPU's
@@ -151,6 +154,7 @@ void ktr_replica_write(int nid, unsigned long va, const void *src, int fill,
 	}
 	local_irq_restore(flags);
 }
+NOKPROBE_SYMBOL(ktr_replica_write);
 
 /*
  * Write len bytes (within one page) at a physical address, through this
@@ -174,3 +178,4 @@ void ktr_write_phys(phys_addr_t pa, const void *src, size_t len)
 		__memcpy(alias, src, len);
 	slot_unmap();
 }
+NOKPROBE_SYMBOL(ktr_write_phys);

@@ -72,6 +72,7 @@ struct list_head *ktr_node_tables(const struct ktr_node *n)
 {
 	return &node_own[n->nid].tables;
 }
+NOKPROBE_SYMBOL(ktr_node_tables);
 
 u64 ktr_node_table_bytes(int nid)
 {
@@ -127,6 +128,7 @@ struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
 			return t;
 	return NULL;
 }
+NOKPROBE_SYMBOL(ktr_owned_table);
 
 /*
  * Make the table at 'level' that translates va private to node n:
@@ -181,6 +183,7 @@ u64 *ktr_master_table_of(const struct ktr_table *t)
 		return NULL;
 	return ktr_table_va(*e);
 }
+NOKPROBE_SYMBOL(ktr_master_table_of);
 
 static int leaf_level_of(const struct ktr_chunk *c)
 {
