@@ -43,7 +43,7 @@ export KTREPL_CACHE
 export KTREPL_KERNEL := $(KERNEL)
 export KTREPL_OTHER_KERNEL := $(OTHER_KERNEL)
 
-.PHONY: all deps check-deps kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other kernel-every tools tools-arm64 crash-ext crash-ext-arm64 check unit-check mutation-check bench-check vm-check fuzz sanitize-check \
+.PHONY: all deps check-deps kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other kernel-every tools tools-arm64 helpers crash-ext crash-ext-arm64 check unit-check mutation-check bench-check vm-check fuzz sanitize-check \
 	demo install clean help debug-kernel debug-modules debug-check
 
 all: kernel tools
@@ -128,6 +128,18 @@ tools-arm64:
 	$(MAKE) -C tools/ktrepl-bench OUTPUT=$(TOOLS_ARM64_OUT) \
 		CC=$(CROSS_COMPILE_ARM64)gcc AR=$(CROSS_COMPILE_ARM64)ar
 
+# programs the guest scripts run that busybox has no applet for
+# (tests/vm/helpers/), for each guest arch; ktvm.helper() finds them
+HELPERS_OUT := $(BUILD)/helpers
+HELPERS := seccomp_storm
+helpers: $(foreach a,x86_64 arm64,$(addprefix $(HELPERS_OUT)/$(a)/,$(HELPERS)))
+$(HELPERS_OUT)/x86_64/%: tests/vm/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+$(HELPERS_OUT)/arm64/%: tests/vm/helpers/%.c
+	@mkdir -p $(@D)
+	$(CROSS_COMPILE_ARM64)gcc -O2 -Wall -Wextra -Werror -o $@ $<
+
 crash-ext: tools
 	$(MAKE) -C crash-ext OUTPUT=$(TOOLS_OUT)
 
@@ -157,7 +169,7 @@ bench-check: kernel kernel-arm64 kernel-test kernel-arm64-test tools tools-arm64
 # Its twelve builds are independent (each in its own tree): make check
 # builds them in parallel, and the guests then run without make's
 # jobserver in their environment (t08's dkms runs make itself)
-vm-check: kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other tools tools-arm64 crash-ext crash-ext-arm64 \
+vm-check: kernel kernel-arm64 kernel-test kernel-arm64-test kernel-other tools tools-arm64 helpers crash-ext crash-ext-arm64 \
 		$(if $(filter 1,$(KTREPL_DEBUG_KERNEL)),debug-modules)
 	MAKEFLAGS= MAKELEVEL= tests/vm/run-all.sh
 

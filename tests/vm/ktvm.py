@@ -214,6 +214,11 @@ def _cross_libs(binary, libdirs, seen=None):
     return seen
 
 
+def helper(arch, name):
+    """A test helper built for arch by make helpers (tests/vm/helpers/)."""
+    return os.path.join(BUILD, "helpers", arch, name)
+
+
 def arm64_tools():
     """The cross-built tools for arm64 guests, if they were built."""
     paths = [os.path.join(BUILD, "tools-arm64", t, t)

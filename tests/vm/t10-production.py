@@ -30,9 +30,12 @@ for script, what in (("module-failsafe.sh", "fail-safe"),
                      ("lockdown.sh", "lockdown"),
                      ("mirror-pool.sh", "mirror pool")):
     path = os.path.join(HERE, "guest", script)
-    ktvm.run_guest(tap, "x86_64", "2x2", path, tools=x86_tools,
+    ktvm.run_guest(tap, "x86_64", "2x2", path,
+                   tools=x86_tools + [ktvm.helper("x86_64", "seccomp_storm")],
                    name=f"[x86_64 2x2 {what}]")
-    ktvm.run_guest(tap, "arm64", "2x2", path, tools=ktvm.arm64_tools(),
+    ktvm.run_guest(tap, "arm64", "2x2", path,
+                   tools=ktvm.arm64_tools() + [ktvm.helper("arm64",
+                                                           "seccomp_storm")],
                    name=f"[arm64 2x2 {what}]", timeout=900)
 
 # after a panic: the vmcore's descriptor says the host was in fail-safe

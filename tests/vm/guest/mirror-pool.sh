@@ -16,8 +16,15 @@
 # - insmod ktrepl-test.ko mirror_pool=2
 # - 4 shells fork 50 children at a time for STORM seconds, then again
 #   with the cgroup's limit at half the first storm's peak (reclaim and
-#   OOM kills)
-# - no mirror call was missed, no fail-safe, activation unchanged
+#   OOM kills); beside each storm, seccomp_storm on a replica node's
+#   CPUs forks children that install 8 seccomp filters each (JIT images
+#   in the module area, which any user can make) and run syscalls
+#   through them, on that node's tables (x86_64: bound to its set)
+# - no mirror call was missed, no fail-safe, activation unchanged, and
+#   no seccomp child faulted. The JIT's images share one bpf_prog_pack,
+#   which in these guests lands in a table no node owns (table_mirrors
+#   does not move): the loop is load and a fault canary here, and the
+#   trampoline scenario below is what proves the mirror
 # Expected log: the load's, then nothing (the OOM reports are the
 #   kernel's, not ktrepl's)
 #
@@ -40,6 +47,7 @@ want=$(load_log /lib/modules/ktrepl-test.ko mirror_pool=2)
 check "insmod ktrepl-test.ko mirror_pool=2" \
 	logged insmod /lib/modules/ktrepl-test.ko mirror_pool=2
 act=$(summary_kv activation)
+R=$(grep 'role=replica' $S | head -n1 | kv node)
 cpus=$(nproc)
 check "the pool is smaller than the guest's CPUs (got 2, want < $cpus)" \
 	test "$cpus" -gt 2
@@ -50,8 +58,14 @@ echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 mkdir -p /sys/fs/cgroup/storm
 # storm LIMIT: 4 shells, out of the OOM killer's reach, fork 50
 # short-lived children at a time inside the cgroup for STORM seconds
+# seccomp_rc, seccomp_out: the JIT loop's that ran beside it
 storm() {
 	echo "$1" > /sys/fs/cgroup/storm/memory.max
+	taskset -c "$(cpus_of $R)" seccomp_storm "$STORM" 8 > /tmp/seccomp.out 2>&1 &
+	_jit=$!
+	# x86_64: the loop is bound to node R's set (percpu: every CPU is)
+	[ "$act" = mm ] && ! wait_for 5 grep -q "^pid=$_jit .*node=$R " $D/bind &&
+		seccomp_unbound=1
 	for _w in 1 2 3 4; do
 		sh -c 'echo -1000 > /proc/self/oom_score_adj
 			echo $$ > /sys/fs/cgroup/storm/cgroup.procs
@@ -65,11 +79,20 @@ storm() {
 				wait
 			done' 2>/dev/null &
 	done
+	wait $_jit
+	seccomp_rc=$?
+	seccomp_out=$(cat /tmp/seccomp.out)
 	wait
 }
+seccomp_unbound=0
+m0=$(summary_kv table_mirrors)
 storm max
+check "the seccomp JIT loop ran on node $R's tables" test "$seccomp_unbound" = 0
+echo "# table_mirrors during the first storm: $m0 -> $(summary_kv table_mirrors)"
 check "a ${STORM} s fork storm missed no mirror call (got $(summary_kv mirror_missed), want 0)" \
 	test "$(summary_kv mirror_missed)" = 0
+check "the seccomp JIT loop on node $R beside it: no child faulted (rc $seccomp_rc: $seccomp_out)" \
+	sh -c "[ $seccomp_rc = 0 ] && echo '$seccomp_out' | grep -q '^rounds=[1-9]'"
 # half what the first storm peaked at: at the limit on any arch
 peak=$(cat /sys/fs/cgroup/storm/memory.peak)
 storm $((peak / 2))
@@ -78,6 +101,8 @@ check "the second storm ran at the cgroup's limit (max events: got $(grep '^max 
 	test "$(awk '$1 == "max" { print $2 }' /sys/fs/cgroup/storm/memory.events)" -gt 0
 check "and missed no mirror call either (got $(summary_kv mirror_missed), want 0)" \
 	test "$(summary_kv mirror_missed)" = 0
+check "the seccomp JIT loop beside it: no child faulted (rc $seccomp_rc: $seccomp_out)" \
+	sh -c "[ $seccomp_rc = 0 ] && echo '$seccomp_out' | grep -q '^rounds=[1-9]'"
 check "no fail-safe event (got $(summary_kv failsafe)), activation still $act (got $(summary_kv activation))" \
 	test "$(summary_kv failsafe)" = 0 -a "$(summary_kv activation)" = "$act"
 check_log "the load's log, then nothing" "$want"
@@ -85,7 +110,6 @@ check_log "the load's log, then nothing" "$want"
 if [ "$(uname -m)" = x86_64 ]; then
 	start_test "trampoline"
 	mount -t tracefs nodev $TR 2>/dev/null
-	R=$(grep 'role=replica' $S | head -n1 | kv node)
 	taskset -c "$(cpus_of $R)" sh -c \
 		'while :; do read x < /proc/self/stat; done' &
 	reader=$!
