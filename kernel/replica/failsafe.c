@@ -296,11 +296,13 @@ static void failsafe_fn(struct work_struct *work)
 		goto out_changed;
 	}
 repair:
-	refusal = repair_and_check();
-	if (refusal) {
-		give_up(refusal, "replication stays off");
-		goto out_changed;
-	}
+	/*
+	 * Disarmed: no repair yet. The disarm may still be rewriting kprobe
+	 * sites, each write now missing the replicas (arm64 6.12's poke
+	 * probe is one of them), so a check now would chase it and give up;
+	 * nothing runs on the replicas while waiting, and the re-arm
+	 * repairs and checks them all.
+	 */
 	unarmed = ktr_probes_unarmed();
 	if (unarmed) {
 		/* what the audit saw was the disarm's own writes */
@@ -309,6 +311,11 @@ repair:
 			pr_err("fail-safe (%s): %s is disarmed: activation stays paused until it is armed again\n",
 			       reason_name(last_reason), unarmed);
 		WRITE_ONCE(waiting, true);
+		goto out_changed;
+	}
+	refusal = repair_and_check();
+	if (refusal) {
+		give_up(refusal, "replication stays off");
 		goto out_changed;
 	}
 	WRITE_ONCE(waiting, false);

@@ -119,12 +119,8 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 		ktr_notify_changed(false);
 		return false;
 	}
-	if (KTR_TEST_BUILD && atomic_add_unless(&force_drop, -1, 0)) {
-		atomic64_inc(&nr_missed);
-		ktr_patch_log_add(va, len, 0, false);
-		ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
+	if (ktr_patch_drop_forced(va, len))
 		return false;
-	}
 	atomic64_inc(&patch_window);
 	raw_spin_lock_irqsave(&hook_lock, flags);
 	if (ktr_patch_arch_writes_master())
@@ -167,6 +163,23 @@ void ktr_patch_window_step(void)
 NOKPROBE_SYMBOL(ktr_patch_window_step);
 
 /* the arch's hook: a patch it passed on itself, or one it had to miss */
+/*
+ * Test build: whether the patch at [va, va + len) is one that 'miss
+ * kind=patch' asked the hook to drop; it is then counted, logged and
+ * tripped on as a real drop would be. Both hooks' paths (the text patch
+ * functions, arm64's poke) ask. Context: any.
+ */
+bool ktr_patch_drop_forced(unsigned long va, size_t len)
+{
+	if (!KTR_TEST_BUILD || !atomic_add_unless(&force_drop, -1, 0))
+		return false;
+	atomic64_inc(&nr_missed);
+	ktr_patch_log_add(va, len, 0, false);
+	ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
+	return true;
+}
+NOKPROBE_SYMBOL(ktr_patch_drop_forced);
+
 void ktr_patch_count(size_t len, bool missed)
 {
 	if (missed) {

@@ -269,6 +269,8 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 		ktr_notify_changed(false);
 		return 0;
 	}
+	if (ktr_patch_drop_forced(va & PAGE_MASK, PAGE_SIZE))
+		return 0;
 	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
 	flags = ktr_hook_lock();
 	poked.va = va & PAGE_MASK;

@@ -166,15 +166,14 @@ done
 #   nothing runs on the node tables, and failsafe_active=1
 # - a static key flipped meanwhile reaches the master only (no hook
 #   runs), and no further event is counted while the switch is off
-# - turn it on: the replicas are recopied, activation resumes, and the
-#   next verify is healthy
+# - turn it on: the replicas are recopied (not before: the disarm may
+#   still be rewriting kprobe sites, past the replicas), activation
+#   resumes, and the next verify is healthy
 # Expected log:
 #	% echo 0 > SWITCH
 #	(audit lines, where a pass under way saw the disarm's own writes)
 #	fail-safe (probes_disarmed): a write may have missed the replicas;
 #	  every CPU and process is back on the master's tables
-#	fail-safe: N replica page(s) recopied from the master, 0 still differ
-#	fail-safe: K node table entries rebuilt from the master's, ...
 #	fail-safe (probes_disarmed): WHAT is disarmed: activation stays
 #	  paused until it is armed again
 #	% echo 1 > SWITCH
@@ -228,8 +227,6 @@ for kind in kprobes ftrace; do
 	check_log "the fail-safe's log" "% sh -c echo 0 > $sw
 ...
 ktrepl: fail-safe (*): a write may have missed the replicas; every CPU and process is back on the master's tables
-ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
-ktrepl: fail-safe: * rebuilt from the master's, 0 still differ
 ktrepl: fail-safe (probes_disarmed): $kind is disarmed: activation stays paused until it is armed again
 % sh -c echo 1 > $sw
 ktrepl: fail-safe (probes_disarmed): the probes are armed again; checking the replicas
