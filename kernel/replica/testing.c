@@ -94,28 +94,11 @@ void ktr_test_lifetime(const char *fmt, ...)
 	va_end(args);
 }
 
-/* whether this boot's kernel carried TAINT_TEST before the load */
-static bool tainted_before_load;
-
-/* whatever a test build does, an oops report must say that it ran */
-void ktr_test_taint_at_load(void)
-{
-	tainted_before_load = test_taint(TAINT_TEST);
-	pr_warn("test build (KTREPL_TEST): fault injection compiled in; tainting the kernel (TAINT_TEST); never load it on a production host\n");
-	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
-}
-
-/*
- * The first command of a boot says where the injected faults start, as
- * it did when it was what tainted the kernel.
- */
 int ktr_test_inject_allowed(void)
 {
-	static atomic_t said;
-
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (!tainted_before_load && !atomic_xchg(&said, 1))
+	if (!test_taint(TAINT_TEST))
 		pr_warn("fault injection: tainting the kernel (TAINT_TEST)\n");
 	add_taint(TAINT_TEST, LOCKDEP_STILL_OK);
 	return 0;
