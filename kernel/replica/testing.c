@@ -53,6 +53,15 @@ unsigned int ktr_test_mirror_pool(void)
 	return mirror_pool;
 }
 
+static bool audit_in_failsafe;
+module_param(audit_in_failsafe, bool, 0444);
+MODULE_PARM_DESC(audit_in_failsafe, "test build: run an audit pass inside every fail-safe, after the pause and before the repair (a race the periodic audit can win)");
+
+bool ktr_test_audit_in_failsafe(void)
+{
+	return audit_in_failsafe;
+}
+
 bool ktr_test_inject_on(void)
 {
 	return fault_inject;

@@ -36,6 +36,8 @@ int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
 int ktr_audit_force_miss(unsigned long va);			/* audit.c */
 int ktr_mirror_force_miss(void);			/* mirror.c */
 int ktr_fresh_force_miss(void);				/* fresh.c */
+bool ktr_test_audit_in_failsafe(void);	/* audit_in_failsafe=1 */
+void ktr_audit_pass_now(void);				/* audit.c */
 /*
  * The order of the events that decide whether a freed page is still
  * reachable (a leaf moved, every TLB flushed, pages freed), one kernel
@@ -53,6 +55,8 @@ static inline bool ktr_test_bench(void) { return false; }
 static inline bool ktr_test_propagate(void) { return true; }
 static inline bool ktr_test_untested_series(void) { return false; }
 static inline unsigned int ktr_test_mirror_pool(void) { return 0; }
+static inline bool ktr_test_audit_in_failsafe(void) { return false; }
+static inline void ktr_audit_pass_now(void) {}
 #endif
 
 #endif

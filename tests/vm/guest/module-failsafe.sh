@@ -18,8 +18,9 @@
 # and two without the inject, as an admin makes them:
 #   kprobes, ftrace - the kernel's switch that silences the probes is
 #            turned off: activation waits, paused, until it is on again;
-#   recurring - a reload with failsafe_limit=2: the second event in the
-#            window leaves replication off;
+#   recurring - a reload with failsafe_limit=2: an audit that finds a
+#            miss while its fail-safe runs adds no event, and the second
+#            event in the window leaves replication off;
 # and one on what a fail-safe must keep:
 #   bindings - (mm) the bindings made by hand, and the exclusions, hold
 #            across a pause and its resume.
@@ -334,27 +335,52 @@ $(failsafe_log veto_missed "every replica equals the master again; activation re
 fi
 
 # TEST: recurring
-# - reload with failsafe_limit=2
-# - two missed patches: the first fail-safe resumes, the second is the
-#   2nd event in the window, and replication stays off
+# - reload with failsafe_limit=2, audit_in_failsafe=1 (an audit pass
+#   runs inside each fail-safe, after the pause and before the repair,
+#   where the periodic audit may land) and audit_period_ms=0 (no other
+#   audit runs)
+# - a static key flipped with propagate=0: the master's text changed and
+#   no replica did; propagate=1 again
+# - a missed table update trips the fail-safe; the audit in its window
+#   finds the stale page and trips too, and the repair recopies the page
+#   and absorbs that trip: one event, and activation resumes
+# - a missed patch is the 2nd event in the window, and replication stays
+#   off
 # Expected log:
-#	the first event's three steps, then the second's first one and
+#	the first event (mirror_missed), the audit's lines (one per page,
+#	rate-limited) before the recopy, and the resume; then the second's first step and
 #	fail-safe (patch_missed): replication stays off: failsafe_recurring
 start_test "recurring"
-check "[recurring] insmod ktrepl-test.ko fault_inject=1 failsafe_limit=2" \
-	insmod /lib/modules/ktrepl-test.ko fault_inject=1 failsafe_limit=2
+check "[recurring] insmod ktrepl-test.ko fault_inject=1 failsafe_limit=2 audit_in_failsafe=1 audit_period_ms=0" \
+	insmod /lib/modules/ktrepl-test.ko fault_inject=1 failsafe_limit=2 \
+	audit_in_failsafe=1 audit_period_ms=0
 if [ "$act" = mm ]; then
 	taskset -c "$(cat /sys/devices/system/node/node$R/cpulist)" \
 		sh -c 'while :; do read x < /proc/self/stat; done' &
 	spinner=$!
 fi
 check "[recurring] activation $act is in force" wait_for 5 on_node_tables
-for i in 1 2; do
-	n0=$(fs failsafe)
-	miss_patch
-	check "[recurring] miss $i: a fail-safe event is counted" \
-		wait_for 10 event_after $n0 patch_missed
-done
+n0=$(fs failsafe)
+a0=$(fs audit_repairs)
+P=/sys/module/ktrepl/parameters/propagate
+echo 0 > $P
+echo 1 > /proc/sys/kernel/sched_schedstats
+echo 1 > $P
+check "[recurring] inject 'miss kind=mirror'" \
+	sh -c "echo 'miss kind=mirror' > $D/inject"
+check "[recurring] miss 1: a fail-safe event is counted" \
+	wait_for 10 event_after $n0 mirror_missed
+check "[recurring] and it resumed: failsafe_active=0" wait_for 10 ended
+echo 0 > /proc/sys/kernel/sched_schedstats
+# a second event would follow the first at once (its trip queued the work)
+sleep 1
+check "[recurring] the audit in the window found the stale page (audit_repairs $a0 -> $(fs audit_repairs))" \
+	sh -c "[ $(fs audit_repairs) -gt $a0 ]"
+check "[recurring] its trip was the event under repair: failsafe=$(fs failsafe), want $((n0 + 1)), resumed" \
+	events_are $((n0 + 1)) 0
+miss_patch
+check "[recurring] miss 2: a fail-safe event is counted" \
+	wait_for 10 event_after $((n0 + 1)) patch_missed
 recurred() {
 	[ "$(fs activation)" = inactive ] && [ "$(fs failsafe_active)" = 1 ] &&
 		[ "$(fs activation_reason)" = failsafe_recurring ]
@@ -362,13 +388,15 @@ recurred() {
 check "[recurring] the second leaves replication off: activation_reason=failsafe_recurring" \
 	wait_for 10 recurred
 check "[recurring] nothing runs on the node tables" wait_for 5 all_on_master
-# the audit may find the first dropped write while its fail-safe runs
-# and trip again (audit_repair): that trip is then the second event
 check_log "the fail-safe's log" "...
-$(failsafe_log patch_missed "every replica equals the master again; activation resumed")
+ktrepl: fail-safe (mirror_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: audit: a write at * reached the master but not * replica(s); the fail-safe repairs them
 ...
-ktrepl: fail-safe (*): a write may have missed the replicas; every CPU and process is back on the master's tables
-ktrepl: fail-safe (*): replication stays off: failsafe_recurring
+ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe: 0 node table entries rebuilt from the master's, 0 still differ
+ktrepl: fail-safe (mirror_missed): every replica equals the master again; activation resumed
+ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: fail-safe (patch_missed): replication stays off: failsafe_recurring
 ..."
 ktrepl-dump --verify > /tmp/fs.out 2>&1
 rc=$?
