@@ -235,6 +235,8 @@ install: all crash-ext
 		$(DESTDIR)/lib/modules/$(KREL_X86)/extra/ktrepl.ko
 	install -D -m 0644 $(BUILD)/kernel-$(KREL_X86)/ktrepl_bench_text.ko \
 		$(DESTDIR)/lib/modules/$(KREL_X86)/extra/ktrepl_bench_text.ko
+	install -D -m 0644 tools/prometheus/ktrepl-alerts.yml \
+		$(DESTDIR)$(PREFIX)/share/ktrepl/prometheus/ktrepl-alerts.yml
 	@for m in docs/man/*.8; do [ -f "$$m" ] || continue; \
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/$$(basename $$m); done
 

@@ -80,6 +80,7 @@ for path in ("/usr/sbin/ktrepl-top", "/usr/lib/crash/extensions/ktrepl.so",
              "/usr/share/bash-completion/completions/ktrepl-top",
              "/lib/systemd/system/ktrepl-verify.service",
              "/lib/systemd/system/ktrepl-verify.timer",
+             "/usr/share/ktrepl/prometheus/ktrepl-alerts.yml",
              f"/usr/src/ktrepl-{VERSION}/dkms.conf"):
     tap.ok(os.path.exists(path), f"installed: {path}")
 tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-verify.*"),
@@ -87,6 +88,7 @@ tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-verify.*"),
 if shutil.which("systemd-analyze"):
     rc, out = sh("systemd-analyze", "verify",
                  "/lib/systemd/system/ktrepl-verify.timer",
+             "/usr/share/ktrepl/prometheus/ktrepl-alerts.yml",
                  "/lib/systemd/system/ktrepl-verify.service")
     tap.ok(rc == 0 and "ktrepl" not in out,
            "systemd-analyze verify accepts the timer and the service", out)
