@@ -314,7 +314,7 @@ int ktr_engine_init(void)
 	ktr_provider.load_ns = ktime_get_ns() - start;
 	ktr_failsafe_start();
 #ifdef KTREPL_TEST
-	pr_warn("test build (KTREPL_TEST): fault injection compiled in; never load it on a production host\n");
+	ktr_test_taint_at_load();
 	if (ktr_test_inject_on())
 		ktr_provider.inject = ktr_inject;
 #endif

@@ -30,7 +30,8 @@ bool ktr_test_bench(void);		/* bench=1: time a plain memcpy too */
 bool ktr_test_propagate(void);		/* propagate=0: patches left stale */
 bool ktr_test_untested_series(void);	/* untested_series=1 */
 unsigned int ktr_test_mirror_pool(void);	/* mirror_pool=N, 0: sized */
-int ktr_test_inject_allowed(void);	/* capability check, then taint */
+int ktr_test_inject_allowed(void);	/* the capability check */
+void ktr_test_taint_at_load(void);	/* TAINT_TEST, and says so */
 int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
 int ktr_audit_force_miss(unsigned long va);			/* audit.c */

@@ -10,9 +10,8 @@
 # - insmod the test build; once the audit is quiet, flip int_sqrt+4 in a
 #   replica node's copy
 # - print the image's /proc/kallsyms (packed) and a verify's JSON
-# Expected log: load_log's, then the first inject's taint note.
-want="$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)
-ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
+# Expected log: load_log's (the injects log nothing).
+want="$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)"
 start_test "capture"
 check "insmod ktrepl-test.ko fault_inject=1" \
 	logged insmod /lib/modules/ktrepl-test.ko fault_inject=1
@@ -29,7 +28,7 @@ check "/proc/kallsyms shows addresses" \
 echo "KALLSYMS-LINES $(wc -l < /tmp/kallsyms)"
 emit kallsyms_gz sh -c 'gzip -c /tmp/kallsyms | base64'
 emit verify ktrepl-dump -j --verify
-check_log "the load's log and the inject's taint note" "$want"
+check_log "the load's log" "$want"
 done_testing
 echo "KTREPL-READY-FOR-DUMP"
 sleep 600

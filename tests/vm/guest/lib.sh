@@ -252,7 +252,7 @@ load_log() {
 	inactive) ;;
 	esac
 	case $1 in
-	*ktrepl-test.ko) echo "ktrepl: test build (KTREPL_TEST): fault injection compiled in; never load it on a production host" ;;
+	*ktrepl-test.ko) echo "ktrepl: test build (KTREPL_TEST): fault injection compiled in; tainting the kernel (TAINT_TEST); never load it on a production host" ;;
 	esac
 	# the panic probe records roots only where patches reach the replicas
 	case " $* " in

@@ -94,7 +94,7 @@ verified_after_resume() {
 # - activation is in force again
 # - the first verify after it reports the event (exit 1), the next is
 #   healthy
-# Expected log: the first inject taints the kernel; the audit's repair
+# Expected log: the audit's repair
 # where the audit found the miss; then the fail-safe's three steps:
 #	fail-safe (REASON): a write may have missed the replicas; every CPU
 #	  and process is back on the master's tables
@@ -103,7 +103,6 @@ verified_after_resume() {
 #	  differ
 #	fail-safe (REASON): every replica equals the master again;
 #	  activation resumed
-taint="ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
 # failsafe_log REASON [LAST [TABLE_ENTRIES]]: LAST the event's last line,
 # TABLE_ENTRIES those rebuilt (a pattern: "0 node table entries" unless
 # given)
@@ -134,7 +133,6 @@ for kind in patch probe audit; do
 	audit) reason=audit_repair; cmd="miss kind=audit sym=$cold off=4" ;;
 	esac
 	case $kind in
-	patch) first=$taint ;;
 	audit) first="ktrepl: audit: a write at $cold+0x* reached the master but not * replica(s); the fail-safe repairs them" ;;
 	*) first= ;;
 	esac

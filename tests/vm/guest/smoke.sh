@@ -107,27 +107,24 @@ check_log "ktrepl-top reads without a message" ""
 
 # TEST: flip
 # - the audit stopped and patching calm (the flip must last until the
-#   dump); no TAINT_TEST before; flip int_sqrt+0x4 on node R: the kernel
-#   is tainted TAINT_TEST, verify exits 1 and names it
+#   dump); the test build's load tainted the kernel TAINT_TEST (an oops
+#   report says it ran); flip int_sqrt+0x4 on node R: verify exits 1
+#   and names it
 # - the guest then waits for the host's dump (KTREPL-READY-FOR-DUMP)
-# Expected log: the first inject's taint note (the flip logs nothing
-# else).
+# Expected log: none (the flip logs nothing).
 start_test "flip"
 quiesce_audit
-check "the test build's kernel is not tainted TAINT_TEST before an inject" \
-	test $(($(cat /proc/sys/kernel/tainted) >> 18 & 1)) = 0
+check "the test build's load tainted the kernel (TAINT_TEST)" \
+	test $(($(cat /proc/sys/kernel/tainted) >> 18 & 1)) = 1
 check "inject: flip int_sqrt+0x4 on node $R" \
 	sh -c "echo 'flip node=$R sym=int_sqrt off=4' > $D/inject"
-check "an inject taints the kernel (TAINT_TEST)" \
-	test $(($(cat /proc/sys/kernel/tainted) >> 18 & 1)) = 1
 emit verify ktrepl-dump -j --verify
 ktrepl-dump --verify > /tmp/v
 check "verify exits 1 on the flip" test $? = 1
 check "and names int_sqrt+0x4 on node $R" \
 	grep -q "bytes: node $R .*int_sqrt+0x4" /tmp/v
 echo "# after the flip: $(head -n1 $D/summary | tr ' ' '\n' | grep -E '^(patches|audits|audit_repairs)=' | tr '\n' ' ')"
-check_log "the inject's taint note" \
-	"ktrepl: fault injection: tainting the kernel (TAINT_TEST)"
+check_log "the flip logs nothing" ""
 check_dmesg_clean
 done_testing
 echo "KTREPL-READY-FOR-DUMP"
