@@ -141,13 +141,17 @@ static unsigned int entries_of(const struct copied_table *t)
 	return 1U << ktr.geom.bits[t->level];
 }
 
-/* the copied tables' huge leaves (the image's own, at load) */
-static unsigned long count_leaves(void)
+/*
+ * The copied non-leaf pages' huge leaves (the image's own, at load) and
+ * their empty entries: one pass, as the checks want both at once.
+ */
+static void count_entries(unsigned long *leaves, unsigned long *empty)
 {
-	unsigned long leaves = 0;
 	unsigned int e;
 	int i;
 
+	*leaves = 0;
+	*empty = 0;
 	for (i = 0; i < nr_copied; i++) {
 		const struct copied_table *t = &copied[i];
 
@@ -156,31 +160,16 @@ static unsigned long count_leaves(void)
 		for (e = 0; e < entries_of(t); e++) {
 			u64 v = READ_ONCE(t->table[e]);
 
-			if (ktr_pte_present(v) &&
-			    ktr_pte_leaf(v, t->level, ktr.geom.levels))
-				leaves++;
+			if (!ktr_pte_present(v))
+				(*empty)++;
+			else if (ktr_pte_leaf(v, t->level, ktr.geom.levels))
+				(*leaves)++;
 		}
 	}
-	return leaves;
 }
+
 /* written once, by ktr_fresh_start() */
 static unsigned long leaves_at_start;
-
-static unsigned long count_empty(void)
-{
-	unsigned long empty = 0;
-	unsigned int e;
-	int i;
-
-	for (i = 0; i < nr_copied; i++) {
-		if (!holds_tables(&copied[i]))
-			continue;
-		for (e = 0; e < entries_of(&copied[i]); e++)
-			if (!ktr_pte_present(READ_ONCE(copied[i].table[e])))
-				empty++;
-	}
-	return empty;
-}
 
 struct table_pool {
 	struct page **pages;
@@ -232,7 +221,10 @@ static int prepopulate(void)
 	int ret, tries;
 
 	for (tries = 0; tries < 3; tries++) {
-		pool.nr = count_empty() + 16;
+		unsigned long leaves, empty;
+
+		count_entries(&leaves, &empty);
+		pool.nr = empty + 16;
 		pool.used = 0;
 		pool.pages = kvcalloc(pool.nr, sizeof(*pool.pages), GFP_KERNEL);
 		if (!pool.pages)
@@ -394,6 +386,7 @@ static const char *check_copied(void)
  */
 const char *ktr_fresh_start(void)
 {
+	unsigned long empty;
 	int ret;
 
 	if (!KTR_ARCH_FRESH_TABLES)
@@ -430,7 +423,7 @@ const char *ktr_fresh_start(void)
 	}
 	pr_info("copied tables pre-populated: %lu pages donated to the kernel's tables\n",
 		donated_pages);
-	leaves_at_start = count_leaves();
+	count_entries(&leaves_at_start, &empty);
 	return check_copied();
 }
 
@@ -460,8 +453,12 @@ void ktr_fresh_stop(void)
  */
 bool ktr_fresh_intact(void)
 {
-	return !nr_copied ||
-	       (!count_empty() && count_leaves() == leaves_at_start);
+	unsigned long leaves, empty;
+
+	if (!nr_copied)
+		return true;
+	count_entries(&leaves, &empty);
+	return !empty && leaves == leaves_at_start;
 }
 
 u64 ktr_fresh_vetoes(void)

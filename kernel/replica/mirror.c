@@ -67,7 +67,6 @@ static unsigned long mirror_lo = ULONG_MAX, mirror_last;
 static unsigned long hull_lo, hull_last;
 #define KTR_MIRROR_HULL_REACH SZ_4G
 
-
 /*
  * What entry idx of node n's owned table t should hold, given the
  * master's: the master's, except where n points at its own lower table
@@ -101,6 +100,31 @@ static bool wanted_entry(struct ktr_node *n, const struct ktr_table *t,
 	return cur != *want;
 }
 NOKPROBE_SYMBOL(wanted_entry);
+
+/*
+ * The entry of n's owned table t (its page copy, the master's table
+ * master) that translates va: whether it differs from what a fresh build
+ * would make, and when fix, rewritten to it (*flush set where a present
+ * entry was replaced). The mirror and the fail-safe's resync share it.
+ * Context: any, under tables_lock.
+ */
+static bool sync_entry(struct ktr_node *n, const struct ktr_table *t,
+		       u64 *master, u64 *copy, unsigned long va, bool fix,
+		       bool *flush)
+{
+	unsigned int i = ktr_level_index(va, t->level);
+	u64 cur = READ_ONCE(copy[i]), want;
+
+	if (cur == READ_ONCE(master[i]) ||
+	    !wanted_entry(n, t, va, READ_ONCE(master[i]), cur, &want))
+		return false;
+	if (fix) {
+		WRITE_ONCE(copy[i], want);
+		*flush |= ktr_pte_present(cur);
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(sync_entry);
 
 /*
  * Make every owned table that translates part of [start, end) equal to
@@ -137,19 +161,10 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 			master = ktr_master_table_of(t);
 			if (!master)
 				continue;
-			for (va = lo; va <= hi && va >= lo; va += size) {
-				unsigned int i = ktr_level_index(va, t->level);
-				u64 cur = READ_ONCE(copy[i]), want;
-
-				if (cur == READ_ONCE(master[i]))
-					continue;
-				if (!wanted_entry(n, t, va, READ_ONCE(master[i]),
-						  cur, &want))
-					continue;
-				WRITE_ONCE(copy[i], want);
-				flush |= ktr_pte_present(cur);
-				atomic64_inc(&nr_mirrored);
-			}
+			for (va = lo; va <= hi && va >= lo; va += size)
+				if (sync_entry(n, t, master, copy, va, true,
+					       &flush))
+					atomic64_inc(&nr_mirrored);
 		}
 	}
 	ktr_arch_tables_changed();
@@ -221,19 +236,9 @@ static int resync_table(struct ktr_node *n, struct ktr_table *t, bool fix,
 		ktr_tables_unlock(flags);
 		return -ENOENT;
 	}
-	for (i = 0; i < nr; i++) {
-		u64 cur = READ_ONCE(copy[i]), want;
-
-		if (cur == READ_ONCE(master[i]) ||
-		    !wanted_entry(n, t, t->va + i * size, READ_ONCE(master[i]),
-				  cur, &want))
-			continue;
-		differ++;
-		if (!fix)
-			continue;
-		WRITE_ONCE(copy[i], want);
-		*flush |= ktr_pte_present(cur);
-	}
+	for (i = 0; i < nr; i++)
+		differ += sync_entry(n, t, master, copy, t->va + i * size, fix,
+				     flush);
 	ktr_tables_unlock(flags);
 	return differ;
 }

@@ -20,6 +20,13 @@
 #   healthy; rmmod
 # Expected log: the load's and the unload's.
 . /lib.sh
+# verify_healthy: ktrepl-dump --verify exits 0, its report shown
+verify_healthy() {
+	ktrepl-dump --verify > /tmp/v 2>&1
+	_rc=$?
+	sed 's/^/# /' /tmp/v
+	check "verify is healthy (exit $_rc)" test $_rc = 0
+}
 S=$D/summary
 K=/lib/modules/ktrepl.ko
 node_rec() { grep "^node=$1 " $S; }
@@ -64,10 +71,7 @@ check "and shows node 2 as late" grep -Eq '(^| )2 +-1 +late ' /tmp/sum
 ktrepl-dump --json summary > /tmp/sum.json 2>&1
 check "ktrepl-dump --json summary says role late for node 2" \
 	grep -q '"node": *2, *"memory_node": *-1, *"has_memory": *[a-z]*, *"role": *"late"' /tmp/sum.json
-ktrepl-dump --verify > /tmp/v 2>&1
-rc=$?
-sed 's/^/# /' /tmp/v
-check "verify is healthy (exit $rc)" test $rc = 0
+verify_healthy
 check "rmmod" logged rmmod ktrepl
 check_log "nothing logged while node 2 came online" "$(load_log $K)
 % echo pid=1 node=2 > bind_ctl
@@ -85,10 +89,7 @@ set -- $(replicas_on_their_nodes)
 n2=$(grep -c '^node=2 ' $D/replicas)
 check "every replica extent ($2, $n2 of node 2) lies on its node's memory" \
 	test "$1" = 0 -a "$n2" -gt 0
-ktrepl-dump --verify > /tmp/v 2>&1
-rc=$?
-sed 's/^/# /' /tmp/v
-check "verify is healthy (exit $rc)" test $rc = 0
+verify_healthy
 check "rmmod" logged rmmod ktrepl
 check_log "the load's and the unload's" "$(load_log $K)
 $(unload_log)"
