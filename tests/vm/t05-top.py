@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -62,6 +63,36 @@ def check_fidelity(arch, lines):
            f"(lost {[round(f.get('lost_pct', 0), 1) for f in ft]}%)")
 
 
+def check_prometheus(arch, lines, master):
+    """--prometheus's window without ktrepl: promtool accepts it, and its
+    shares are the frames': the master node local, the other remote."""
+    for tag, what in (("prom", "on stdout"), ("prom_file", "in the file")):
+        text = "".join(x + "\n" for x in ktvm.records(lines, tag))
+        promtool = shutil.which("promtool")
+        r = subprocess.run([promtool, "check", "metrics"], input=text,
+                           capture_output=True, text=True) \
+            if promtool else None
+        tap.ok(r is not None and r.returncode == 0,
+               f"{arch}: --prometheus {what}: promtool check metrics "
+               "accepts it", (r.stdout + r.stderr) if r else "no promtool")
+        ratio = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
+            r'^ktrepl_top_text_local_ratio\{node="(\d+)",text="core"\} '
+            r'(\S+)$', text, re.M)}
+        fetched = {int(m.group(1)): int(m.group(2)) for m in re.finditer(
+            r'^ktrepl_top_text_fetches\{node="(\d+)",text="core",'
+            r'where="(?:local|remote)"\} (\d+)$', text, re.M)}
+        window = re.search(r"^ktrepl_top_window_seconds (\S+)$", text, re.M)
+        tap.ok(window and 1.5 <= float(window.group(1)) <= 4,
+               f"{arch}: --prometheus {what}: a window of 2 frames of 1 s "
+               f"(got {window.group(1) if window else None} s)", text[-1500:])
+        tap.ok(master in ratio and len(ratio) >= 2 and all(
+            (r >= 0.95) if nid == master else (r <= 0.05)
+            for nid, r in ratio.items()),
+            f"{arch}: --prometheus {what}: core text local on the master "
+            f"node {master} only, without replication (got {ratio}, "
+            f"{sum(fetched.values())} core fetches)", text[-1500:])
+
+
 # KTREPL_GUEST_ARCHES: run-all.sh runs the x86_64 guests beside other
 # x86_64 tests, and the arm64 one alone
 if ktvm.arch_selected("x86_64"):
@@ -93,6 +124,8 @@ if ktvm.arch_selected("x86_64"):
                        f"frame {f['frame']}: node {nid} fetches "
                        f"{100 - pct(n):.1f}% remotely without replication "
                        f"({n['samples']} samples)")
+
+    check_prometheus("x86_64", lines, master)
 
     wl = frames(lines, "workload")
     tap.ok(len(wl) == 3, f"3 JSON frames with the workload ({len(wl)})")

@@ -80,18 +80,21 @@ for path in ("/usr/sbin/ktrepl-top", "/usr/lib/crash/extensions/ktrepl.so",
              "/usr/share/bash-completion/completions/ktrepl-top",
              "/lib/systemd/system/ktrepl-verify.service",
              "/lib/systemd/system/ktrepl-verify.timer",
+             "/lib/systemd/system/ktrepl-top-metrics.service",
+             "/lib/systemd/system/ktrepl-top-metrics.timer",
              "/usr/share/ktrepl/prometheus/ktrepl-alerts.yml",
              f"/usr/src/ktrepl-{VERSION}/dkms.conf"):
     tap.ok(os.path.exists(path), f"installed: {path}")
-tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-verify.*"),
-       "the timer and service are installed disabled")
+tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-*"),
+       "the timers and services are installed disabled")
 if shutil.which("systemd-analyze"):
     rc, out = sh("systemd-analyze", "verify",
                  "/lib/systemd/system/ktrepl-verify.timer",
-             "/usr/share/ktrepl/prometheus/ktrepl-alerts.yml",
-                 "/lib/systemd/system/ktrepl-verify.service")
+                 "/lib/systemd/system/ktrepl-verify.service",
+                 "/lib/systemd/system/ktrepl-top-metrics.timer",
+                 "/lib/systemd/system/ktrepl-top-metrics.service")
     tap.ok(rc == 0 and "ktrepl" not in out,
-           "systemd-analyze verify accepts the timer and the service", out)
+           "systemd-analyze verify accepts the timers and the services", out)
 ext = "/usr/lib/crash/extensions/ktrepl.so"
 rc, out = sh("nm", "-D", ext)
 tap.ok(rc == 0 and "ktrepl" in out, "the crash extension is a loadable "

@@ -256,45 +256,26 @@ static double now_seconds(clockid_t clock)
  * temporary file renamed over it, so the textfile collector never reads
  * half a file.
  */
+static void emit_verify_metrics(FILE *fp, const void *run)
+{
+	kt_prometheus_write(fp, run);
+}
+
 static int write_prometheus(const struct kt_prometheus_run *run)
 {
 	const char *path = dump.args.prometheus_file;
-	FILE *fp = stdout;
-	char *tmp;
-	int fd;
+	struct kt_err err;
 
 	if (!path) {
-		kt_prometheus_write(fp, run);
-		return fflush(fp) ? EXIT_TROUBLE : 0;
+		kt_prometheus_write(stdout, run);
+		return fflush(stdout) ? EXIT_TROUBLE : 0;
 	}
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return dump_usage_error("out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		kt_out_error(&dump.out, "%s: %s", tmp, strerror(errno));
-		free(tmp);
+	kt_err_clear(&err);
+	if (kt_prometheus_write_file(path, emit_verify_metrics, run, &err)) {
+		kt_out_error(&dump.out, "%s", err.msg);
 		return EXIT_TROUBLE;
 	}
-	if (fchmod(fd, 0644) || !(fp = fdopen(fd, "w"))) {
-		kt_out_error(&dump.out, "%s: %s", tmp, strerror(errno));
-		close(fd);
-		goto unlink;
-	}
-	kt_prometheus_write(fp, run);
-	if (fclose(fp)) {
-		kt_out_error(&dump.out, "%s: %s", tmp, strerror(errno));
-		goto unlink;
-	}
-	if (rename(tmp, path)) {
-		kt_out_error(&dump.out, "%s: %s", path, strerror(errno));
-		goto unlink;
-	}
-	free(tmp);
 	return 0;
-unlink:
-	unlink(tmp);
-	free(tmp);
-	return EXIT_TROUBLE;
 }
 
 static int ignore_violation(const struct kt_violation *v, void *arg)

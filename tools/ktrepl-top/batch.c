@@ -2,9 +2,14 @@
 /*
  * Batch mode: plain-text frames, or one JSON object per line (-j), which
  * the library's report_top.c prints; here they are sorted and handed on.
+ * With --prometheus the frames are summed into one window instead, which
+ * the library's prometheus.c writes.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+#include "prometheus.h"
 
 #include "top.h"
 
@@ -47,8 +52,36 @@ static void print_frame(struct top *top)
 	free(funcs);
 }
 
+static void emit_window(FILE *fp, const void *window)
+{
+	kt_prometheus_write_top(fp, window);
+}
+
+/*
+ * Add the closed frame to the window; with a file, put the window so far
+ * in place, so that a run stopped early still leaves a whole one.
+ */
+static int add_to_window(struct top *top, struct kt_prometheus_top *w,
+			 struct kt_err *err)
+{
+	int nodes[KT_NUMA_MAX_NODES], nr;
+	struct timespec now;
+
+	top_sorted_nodes(top, 1, nodes, &nr);
+	clock_gettime(CLOCK_REALTIME, &now);
+	kt_prometheus_top_add(w, &top->loc, &top->fidelity, nodes, nr,
+			      top->frame_ns, now.tv_sec + now.tv_nsec / 1e9);
+	if (!top->opts.prometheus_file)
+		return 0;
+	if (kt_prometheus_write_file(top->opts.prometheus_file, emit_window, w,
+				     err))
+		return kt_err_wrap(err, "--prometheus");
+	return 0;
+}
+
 int top_run_batch(struct top *top)
 {
+	static struct kt_prometheus_top window;
 	struct kt_err err;
 	int ret;
 
@@ -62,9 +95,16 @@ int top_run_batch(struct top *top)
 			ret = -1;
 			break;
 		}
-		print_frame(top);
+		if (!top->opts.prometheus)
+			print_frame(top);
+		else if (add_to_window(top, &window, &err))
+			break;
 		if (ret > 0)
-			return 0;	/* interrupted: the frame so far is out */
+			break;	/* interrupted: the frame so far is out */
+	}
+	if (!err.code && top->opts.prometheus && !top->opts.prometheus_file) {
+		kt_prometheus_write_top(stdout, &window);
+		fflush(stdout);
 	}
 	if (err.code) {
 		top_report_error(top, &err);

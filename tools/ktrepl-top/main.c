@@ -29,6 +29,9 @@ static void usage(FILE *fp)
 		"      --sample-rate HZ    samples per second per CPU (default 1000)\n"
 		"      --event EVENT       cpu-clock (default: the rate asked for) or cycles\n"
 		"      --functions N       hot remote functions per batch frame (default 10)\n"
+		"      --prometheus[=FILE] the window's locality as Prometheus metrics (implies\n"
+		"                          -b): on stdout at the end, or FILE rewritten whole\n"
+		"                          after every frame\n"
 		"      --debugfs DIR       ktrepl's debugfs directory (/sys/kernel/debug/ktrepl)\n"
 		"      --kcore FILE        kernel memory (/proc/kcore)\n"
 		"  -h, --help              this help\n"
@@ -66,7 +69,7 @@ static int bad_usage(struct top *top, const char *fmt, const char *arg)
 int main(int argc, char **argv)
 {
 	enum { OPT_RATE = 256, OPT_DEBUGFS, OPT_KCORE, OPT_SYSFS, OPT_KALLSYMS,
-	       OPT_MODULES, OPT_FUNCS, OPT_EVENT };
+	       OPT_MODULES, OPT_FUNCS, OPT_EVENT, OPT_PROMETHEUS };
 	static const struct option longopts[] = {
 		{ "delay", required_argument, NULL, 'd' },
 		{ "batch", no_argument, NULL, 'b' },
@@ -74,6 +77,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample-rate", required_argument, NULL, OPT_RATE },
 		{ "functions", required_argument, NULL, OPT_FUNCS },
+		{ "prometheus", optional_argument, NULL, OPT_PROMETHEUS },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "debugfs", required_argument, NULL, OPT_DEBUGFS },
 		{ "kcore", required_argument, NULL, OPT_KCORE },
@@ -140,6 +144,12 @@ int main(int argc, char **argv)
 			if (end == optarg || *end || top.opts.top_funcs < 0)
 				return bad_usage(&top, "--functions %s: not a count", optarg);
 			break;
+		case OPT_PROMETHEUS:
+			top.opts.prometheus = top.opts.batch = true;
+			top.opts.prometheus_file = optarg;
+			if (optarg && !*optarg)
+				return bad_usage(&top, "--prometheus=%s: an empty file name", optarg);
+			break;
 		case OPT_DEBUGFS:
 			top.opts.debugfs_dir = optarg;
 			break;
@@ -175,6 +185,8 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage(&top, "unexpected argument '%s'", argv[optind]);
+	if (top.opts.json && top.opts.prometheus)
+		return bad_usage(&top, "%s or --prometheus, not both", "-j");
 	/* for tests: a ring small enough to overflow */
 	if (getenv("KTREPL_TOP_RING_PAGES"))
 		top.opts.ring_pages = strtoul(getenv("KTREPL_TOP_RING_PAGES"),

@@ -40,6 +40,9 @@ struct top_opts {
 	const char *kallsyms_path;
 	const char *modules_path;
 	int top_funcs;		/* functions per batch frame */
+	/* --prometheus: the window's metrics instead of frames */
+	bool prometheus;
+	const char *prometheus_file;	/* NULL: stdout, once at the end */
 };
 
 /* Everything a frame is drawn from; sampling lives in frame.c only. */

@@ -23,6 +23,8 @@ first_frame() {
 # - kernel-heavy load on every CPU, one copy of the text: 2 frames
 #   (the host: the master node local, the other remote)
 # - ktrepl-top -b exits 0 without the module
+# - --prometheus: the 2-frame window's metrics on stdout, and into a file
+#   (the host: promtool accepts them; the same shares as the frames)
 # - its fidelity with every CPU busy (top_fidelity: 5 frames at the
 #   default event and rate, a one-page ring that cannot keep up)
 # Expected log: none (ktrepl-top logs nothing, and no module is loaded).
@@ -34,6 +36,14 @@ while [ $c -lt $ncpu ]; do
 done
 emit plain ktrepl-top -j -n 2 -d 1
 check "ktrepl-top without ktrepl.ko exits 0" ktrepl-top -b -n 1 -d 0.3
+# the same window as Prometheus metrics: on stdout, and into a file put
+# in place whole after every frame
+emit prom ktrepl-top -n 2 -d 1 --prometheus
+check "ktrepl-top --prometheus=FILE exits 0" \
+	ktrepl-top -n 2 -d 1 --prometheus=/tmp/top.prom
+emit prom_file cat /tmp/top.prom
+check "--prometheus=FILE leaves no temporary file" \
+	sh -c "! ls /tmp/top.prom.* 2>/dev/null"
 kill $(jobs -p)
 wait 2>/dev/null
 top_fidelity
@@ -42,8 +52,9 @@ check_log "ktrepl-top alone leaves no message" ""
 # TEST: bad input
 # - each of these exits 2 and says why: an unknown option, a delay of 0,
 #   a rate of 0, an unknown event, cycles without a PMU, a missing or
-#   error-reporting kcore, an unknown terminal, a debugfs of another
-#   ABI, an unprivileged user (with or without the root check)
+#   error-reporting kcore, an unknown terminal, -j with --prometheus, a
+#   metrics file in a missing directory, a debugfs of another ABI, an
+#   unprivileged user (with or without the root check)
 # Expected log: none.
 start_test "bad input"
 top_fails() {
@@ -67,6 +78,9 @@ top_fails "use the cpu-clock event" ktrepl-top -b -n 1 --event cycles
 top_fails "/nonexistent: No such file" ktrepl-top -b -n 1 --kcore /nonexistent
 top_fails '"error":' ktrepl-top -j -n 1 --kcore /nonexistent
 top_fails "TERM=nonexistent" env TERM=nonexistent ktrepl-top -n 1
+top_fails "-j or --prometheus, not both" ktrepl-top -j --prometheus
+top_fails "/nonexistent/top.prom.*: No such file" \
+	ktrepl-top -n 1 -d 0.3 --prometheus=/nonexistent/top.prom
 mkdir -p /tmp/badabi
 echo 99 > /tmp/badabi/abi
 top_fails "ABI version 99" ktrepl-top -b -n 1 --debugfs /tmp/badabi

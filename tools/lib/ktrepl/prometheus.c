@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * verify's result in Prometheus' text exposition format, as node_exporter's
- * textfile collector reads it: one sample per line under HELP and TYPE,
- * counters ending in _total.
+ * verify's result and ktrepl-top's locality window in Prometheus' text
+ * exposition format, as node_exporter's textfile collector reads it: one
+ * sample per line under HELP and TYPE, counters ending in _total; and the
+ * one way to put such a file in place.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "prometheus.h"
 
@@ -68,4 +74,152 @@ void kt_prometheus_write(FILE *fp, const struct kt_prometheus_run *run)
 		    "Text patches that did not reach the replicas.");
 	fprintf(fp, "ktrepl_patches_missed_total %" PRIu64 "\n",
 		st->patches_missed);
+}
+
+void kt_prometheus_top_add(struct kt_prometheus_top *w,
+			   const struct kt_locality *loc,
+			   const struct kt_loc_fidelity *fid, const int *nodes,
+			   int nr_nodes, uint64_t frame_ns, double timestamp)
+{
+	int i, k;
+
+	for (i = 0; i < nr_nodes; i++) {
+		int nid = nodes[i];
+
+		if (nid < 0 || nid >= KT_NUMA_MAX_NODES)
+			continue;
+		w->seen[nid] = true;
+		for (k = 0; k < KT_TEXT_CLASSES; k++) {
+			const struct kt_fetches *f = &loc->nodes[nid].text[k];
+
+			w->text[nid][k].local += f->local;
+			w->text[nid][k].remote += f->remote;
+			w->text[nid][k].unresolved += f->unresolved;
+		}
+	}
+	w->samples += loc->samples;
+	w->lost += loc->lost;
+	if (fid->min_cpu >= 0 && (!w->frames || fid->min_hz < w->min_hz))
+		w->min_hz = fid->min_hz;
+	w->lossy |= fid->lossy;
+	w->slow |= fid->slow;
+	w->rate_hz = fid->requested_hz;
+	w->seconds += frame_ns / 1e9;
+	w->timestamp = timestamp;
+	w->frames++;
+}
+
+/* a window's figures mean something: no frame lossy or slow, enough samples */
+static bool top_trusted(const struct kt_prometheus_top *w)
+{
+	struct kt_fetches all = { 0 };
+	int nid, k;
+
+	for (nid = 0; nid < KT_NUMA_MAX_NODES; nid++)
+		for (k = 0; k < KT_TEXT_CLASSES; k++) {
+			all.local += w->text[nid][k].local;
+			all.remote += w->text[nid][k].remote;
+		}
+	return w->frames && !w->lossy && !w->slow && kt_fetches_enough(&all);
+}
+
+void kt_prometheus_write_top(FILE *fp, const struct kt_prometheus_top *w)
+{
+	static const char *const where[] = { "local", "remote", "unresolved" };
+	int nid, k, i;
+
+	metric_head(fp, "ktrepl_top_last_run_timestamp_seconds", "gauge",
+		    "When ktrepl-top's last window ended, in seconds since the epoch.");
+	fprintf(fp, "ktrepl_top_last_run_timestamp_seconds %.3f\n",
+		w->timestamp);
+	metric_head(fp, "ktrepl_top_window_seconds", "gauge",
+		    "Wall time the window's frames covered.");
+	fprintf(fp, "ktrepl_top_window_seconds %.3f\n", w->seconds);
+	metric_head(fp, "ktrepl_top_text_fetches", "gauge",
+		    "Sampled kernel text fetches in the window, by the fetching CPU's node, the text and where its page was.");
+	for (nid = 0; nid < KT_NUMA_MAX_NODES; nid++) {
+		if (!w->seen[nid])
+			continue;
+		for (k = 0; k < KT_TEXT_CLASSES; k++) {
+			const struct kt_fetches *f = &w->text[nid][k];
+			const uint64_t n[] = { f->local, f->remote,
+					       f->unresolved };
+
+			for (i = 0; i < 3; i++)
+				fprintf(fp, "ktrepl_top_text_fetches{node=\"%d\",text=\"%s\",where=\"%s\"} %" PRIu64 "\n",
+					nid, kt_text_class_names[k], where[i],
+					n[i]);
+		}
+	}
+	metric_head(fp, "ktrepl_top_text_local_ratio", "gauge",
+		    "Share of a node's resolved text fetches in the window whose page was on the node (0 to 1); absent without any.");
+	for (nid = 0; nid < KT_NUMA_MAX_NODES; nid++) {
+		if (!w->seen[nid])
+			continue;
+		for (k = 0; k < KT_TEXT_CLASSES; k++) {
+			double pct = kt_fetches_local_pct(&w->text[nid][k]);
+
+			if (pct >= 0)
+				fprintf(fp, "ktrepl_top_text_local_ratio{node=\"%d\",text=\"%s\"} %.4f\n",
+					nid, kt_text_class_names[k],
+					pct / 100);
+		}
+	}
+	metric_head(fp, "ktrepl_top_samples", "gauge",
+		    "Samples the window took, idle and user included.");
+	fprintf(fp, "ktrepl_top_samples %" PRIu64 "\n", w->samples);
+	metric_head(fp, "ktrepl_top_lost_samples", "gauge",
+		    "Samples the kernel dropped in the window (buffers full).");
+	fprintf(fp, "ktrepl_top_lost_samples %" PRIu64 "\n", w->lost);
+	metric_head(fp, "ktrepl_top_requested_rate_hz", "gauge",
+		    "Samples per second per CPU asked for.");
+	fprintf(fp, "ktrepl_top_requested_rate_hz %u\n", w->rate_hz);
+	metric_head(fp, "ktrepl_top_achieved_rate_hz", "gauge",
+		    "The slowest CPU's achieved sample rate, in the slowest frame.");
+	fprintf(fp, "ktrepl_top_achieved_rate_hz %.1f\n", w->min_hz);
+	metric_head(fp, "ktrepl_top_trusted", "gauge",
+		    "1 if no frame was lossy or slow and the window resolved enough samples, else 0.");
+	fprintf(fp, "ktrepl_top_trusted %d\n", top_trusted(w));
+}
+
+int kt_prometheus_write_file(const char *path,
+			     void (*emit)(FILE *fp, const void *arg),
+			     const void *arg, struct kt_err *err)
+{
+	FILE *fp = NULL;
+	char *tmp;
+	int fd, code;
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return kt_err_set(err, ENOMEM, "%s: out of memory", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		code = errno;
+		kt_err_set(err, code, "%s: %s", tmp, strerror(code));
+		free(tmp);
+		return -code;
+	}
+	if (fchmod(fd, 0644) || !(fp = fdopen(fd, "w"))) {
+		code = errno;
+		kt_err_set(err, code, "%s: %s", tmp, strerror(code));
+		close(fd);
+		goto unlink;
+	}
+	emit(fp, arg);
+	if (fclose(fp)) {
+		code = errno;
+		kt_err_set(err, code, "%s: %s", tmp, strerror(code));
+		goto unlink;
+	}
+	if (rename(tmp, path)) {
+		code = errno;
+		kt_err_set(err, code, "%s: %s", path, strerror(code));
+		goto unlink;
+	}
+	free(tmp);
+	return 0;
+unlink:
+	unlink(tmp);
+	free(tmp);
+	return -code;
 }
