@@ -37,6 +37,12 @@
 
 #include "activation.h"
 #include "engine.h"
+#include "activation_mm.h"
+#include "build.h"
+#include "failsafe.h"
+#include "fresh.h"
+#include "provider.h"
+#include "workload.h"
 
 static char *activation;
 module_param(activation, charp, 0400);

@@ -18,6 +18,8 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "build.h"
+#include "percpu_arm64.h"
 #include "testing.h"
 #include "ktrepl_compat.h"
 

@@ -12,6 +12,7 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "activation_mm.h"
 #include "ktrepl_compat.h"
 #include "testing.h"
 

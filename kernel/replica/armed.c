@@ -24,6 +24,7 @@
 #include <linux/mutex.h>
 
 #include "engine.h"
+#include "failsafe.h"
 
 static DEFINE_MUTEX(canary_lock);
 static bool canary_on;		/* under canary_lock */

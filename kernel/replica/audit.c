@@ -30,6 +30,13 @@
 #include <linux/xxhash.h>
 
 #include "engine.h"
+#include "audit.h"
+#include "build.h"
+#include "failsafe.h"
+#include "modules.h"
+#include "patch.h"
+#include "provider.h"
+#include "slot.h"
 #include "testing.h"
 
 /* where the hook is ftrace-based: audit changed text this often */

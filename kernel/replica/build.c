@@ -39,6 +39,12 @@
 #include <linux/xxhash.h>
 
 #include "engine.h"
+#include "build.h"
+#include "failsafe.h"
+#include "fresh.h"
+#include "modules.h"
+#include "slot.h"
+#include "tables.h"
 #include "testing.h"
 
 /* so that every unload can prove it freed all it allocated */

@@ -16,6 +16,15 @@
 #include <linux/slab.h>
 
 #include "engine.h"
+#include "build.h"
+#include "failsafe.h"
+#include "fresh.h"
+#include "modules.h"
+#include "patch.h"
+#include "provider.h"
+#include "slot.h"
+#include "tables.h"
+#include "workload.h"
 #include "ktrepl_node.h"
 #include "activation.h"
 #include "testing.h"

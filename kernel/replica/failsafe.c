@@ -46,6 +46,12 @@
 
 #include "activation.h"
 #include "engine.h"
+#include "audit.h"
+#include "failsafe.h"
+#include "fresh.h"
+#include "mirror.h"
+#include "patch.h"
+#include "provider.h"
 #include "testing.h"
 
 /*

@@ -40,6 +40,9 @@
 #include <linux/vmalloc.h>
 
 #include "engine.h"
+#include "failsafe.h"
+#include "fresh.h"
+#include "slot.h"
 #include "ktrepl_compat.h"
 #include "testing.h"
 

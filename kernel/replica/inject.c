@@ -27,6 +27,10 @@
 
 #include "activation.h"
 #include "engine.h"
+#include "activation_mm.h"
+#include "build.h"
+#include "slot.h"
+#include "tables.h"
 #include "testing.h"
 
 enum inject_verb {

@@ -48,6 +48,11 @@
 #include <linux/vmalloc.h>
 
 #include "engine.h"
+#include "build.h"
+#include "failsafe.h"
+#include "mirror.h"
+#include "modules.h"
+#include "tables.h"
 #include "testing.h"
 #include "ktrepl_compat.h"
 

@@ -41,6 +41,10 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "activation_mm.h"
+#include "build.h"
+#include "provider.h"
+#include "tables.h"
 #include "testing.h"
 
 static unsigned int scan_period_ms = 250;

@@ -21,6 +21,11 @@
 
 #include "activation.h"
 #include "engine.h"
+#include "activation_mm.h"
+#include "build.h"
+#include "modules.h"
+#include "slot.h"
+#include "tables.h"
 #include "ktrepl_node.h"
 #include "module.h"
 #include "testing.h"

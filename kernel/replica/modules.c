@@ -57,6 +57,12 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "build.h"
+#include "failsafe.h"
+#include "mirror.h"
+#include "modules.h"
+#include "provider.h"
+#include "tables.h"
 #include "testing.h"
 #include "ktrepl_compat.h"
 #include "ktrepl_node.h"

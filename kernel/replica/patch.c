@@ -22,6 +22,11 @@
 #include <linux/spinlock.h>
 
 #include "engine.h"
+#include "build.h"
+#include "failsafe.h"
+#include "modules.h"
+#include "provider.h"
+#include "slot.h"
 #include "patch.h"
 #include "testing.h"
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Between patch.c (what every arch shares) and the arch's hook,
- * patch_x86.c or patch_arm64.c, which Kbuild picks.
+ * The patch layer: first what the other layers call (patch.c, and the
+ * arch's hook for ktr_patch_excludable()), then what passes between
+ * patch.c (what every arch shares) and the arch's hook, patch_x86.c or
+ * patch_arm64.c, which Kbuild picks.
  */
 #ifndef KTREPL_PATCH_H
 #define KTREPL_PATCH_H
@@ -9,6 +11,25 @@
 #include <linux/ptrace.h>
 
 #include "engine.h"
+
+/* patch.c: the patch layer as the others call it */
+int ktr_patch_start(void);		/* hook the patcher */
+void ktr_patch_stop(void);		/* unhook, wait for handlers and syncs */
+void ktr_patch_counters(u64 *patches, u64 *bytes, u64 *missed,
+			bool *propagate);
+int ktr_patch_log(struct ktrepl_patch_record *recs, int max);
+void ktr_patch_log_add(unsigned long va, size_t len, unsigned int written,
+		       bool propagated);	/* any context */
+u64 ktr_patch_window(void);
+bool ktr_hook_lock_page(struct ktr_chunk *c, unsigned long va,
+			unsigned long *flags);	/* for the audit */
+void ktr_hook_unlock(unsigned long flags);
+/* for the fail-safe: the patch probes' nmissed */
+u64 ktr_patch_probe_misses(void);
+/* whether a pass can keep out of a patch in flight (patch_*.c) */
+bool ktr_patch_excludable(void);
+
+/* between patch.c and the arch's hook (patch_*.c) */
 
 /* patch.c, for the hooks; any context */
 bool ktr_propagate_patch(struct pt_regs *regs, bool *made);

@@ -36,6 +36,11 @@
 #include <asm/memory.h>
 
 #include "engine.h"
+#include "audit.h"
+#include "build.h"
+#include "failsafe.h"
+#include "provider.h"
+#include "slot.h"
 #include "patch.h"
 #include "testing.h"
 

@@ -11,6 +11,7 @@
 #include <linux/kprobes.h>
 
 #include "engine.h"
+#include "audit.h"
 #include "patch.h"
 
 const char *const ktr_patch_symbol = "__text_poke";

@@ -40,6 +40,9 @@
 #include <asm/tlbflush.h>
 
 #include "engine.h"
+#include "build.h"
+#include "percpu_arm64.h"
+#include "provider.h"
 
 static struct {
 	phys_addr_t swapper, reserved, idmap;

@@ -15,6 +15,17 @@
 
 #include "activation.h"
 #include "engine.h"
+#include "activation_mm.h"
+#include "audit.h"
+#include "build.h"
+#include "failsafe.h"
+#include "fresh.h"
+#include "mirror.h"
+#include "modules.h"
+#include "patch.h"
+#include "provider.h"
+#include "tables.h"
+#include "workload.h"
 
 static int ktr_memory_node(int nid)
 {

@@ -20,6 +20,8 @@
 #include <linux/vmalloc.h>
 
 #include "engine.h"
+#include "build.h"
+#include "slot.h"
 
 /* one temporary writable mapping per CPU, like text_poke's poking_mm */
 struct ktr_slot {

@@ -30,6 +30,10 @@
 #include <linux/slab.h>
 
 #include "engine.h"
+#include "build.h"
+#include "failsafe.h"
+#include "modules.h"
+#include "tables.h"
 
 static DEFINE_RAW_SPINLOCK(tables_lock);
 

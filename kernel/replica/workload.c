@@ -26,6 +26,11 @@
 
 #include "activation.h"
 #include "engine.h"
+#include "activation_mm.h"
+#include "build.h"
+#include "provider.h"
+#include "tables.h"
+#include "workload.h"
 #include "testing.h"
 
 #define KTR_WORKLOAD_PROBE (1UL << 20)

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * audit.c: the net behind the patch hooks, and the fail-safe's resync.
+ */
+#ifndef KTR_AUDIT_H
+#define KTR_AUDIT_H
+
+#include "engine.h"
+
+/* audit.c */
+void ktr_audit_start(void);		/* from the hooks' start */
+void ktr_audit_stop(void);		/* none queued or running after */
+void ktr_audit_flush(void);		/* let a pass under way finish */
+void ktr_audit_counters(u64 *audits, u64 *repairs);
+/* every replica page that differs, recopied or counted (the fail-safe's) */
+unsigned int ktr_patch_resync(bool repair);
+
+#endif

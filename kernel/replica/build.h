@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * build.c: chunks, node-local replicas and their copy, the page
+ * accounting (engine.h, "Locking").
+ */
+#ifndef KTR_BUILD_H
+#define KTR_BUILD_H
+
+#include "engine.h"
+
+/* build.c: process context, at load */
+u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);
+struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
+				    unsigned long va);
+struct ktr_chunk *ktr_find_chunk(unsigned long va);
+/* the module chunk whose master page is at pa; context as above */
+struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa);
+struct page *ktr_alloc(int nid, unsigned int order);
+struct page *ktr_alloc_zeroed(int nid, unsigned int order);
+void ktr_free(struct page *page, unsigned int order);
+phys_addr_t ktr_chunk_pa(const struct ktr_chunk *c, int nid);
+int ktr_collect_chunks(void);
+void ktr_setup_nodes(void);
+int ktr_memory_nid(int nid);
+struct ktr_node *ktr_set_node(int nid);
+bool ktr_any_replica(void);
+int ktr_alloc_replicas(void);
+int ktr_alloc_chunk_replicas(struct ktr_chunk *c);
+int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
+		      int region, ktrepl_extent_fn fn, void *arg);
+int ktr_copy_replicas(void);
+int ktr_recopy_quiesced(void);
+int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr);
+u64 ktr_time_plain_memcpy(void);
+int ktr_protect_replicas(bool ro);
+void ktr_free_chunk_replicas(struct ktr_chunk *c);
+void ktr_free_replicas(void);
+/* the page accounting: allocations made, and whether all were freed */
+unsigned int ktr_alloc_calls(void);
+void ktr_accounting_report(void);	/* at the end of ktr_engine_free() */
+bool ktr_replicas_ready(void);		/* any context */
+bool ktr_alias_protected(void);
+/* a node's own tables and replicas, in bytes; any context (lockless) */
+u64 ktr_node_bytes(int nid);
+
+#endif

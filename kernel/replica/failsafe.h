@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * failsafe.c and armed.c: off, repair, check, on again after any missed
+ * write; whether the probes are armed.
+ */
+#ifndef KTR_FAILSAFE_H
+#define KTR_FAILSAFE_H
+
+#include "engine.h"
+
+/* the lowest pending bit names an event: a cause before its symptoms */
+enum ktr_failsafe_reason {
+	KTR_FS_PROBES_DISARMED,	/* kprobes or ftrace switched off globally */
+	KTR_FS_PATCH_MISSED,	/* the hook saw a patch it could not place */
+	KTR_FS_PROBE_MISSED,	/* a patch probe could not run (nmissed) */
+	KTR_FS_AUDIT_REPAIR,	/* the audit found a write the hook missed */
+	KTR_FS_MIRROR_MISSED,	/* a module-area table update was missed */
+	KTR_FS_VETO_MISSED,	/* a copied table's free was not vetoed */
+	KTR_FS_NR,
+};
+void ktr_failsafe_trip(enum ktr_failsafe_reason why);	/* any context */
+void ktr_failsafe_poll(void);				/* any context */
+bool ktr_failsafe_poll_armed(void);			/* process */
+bool ktr_failsafe_waiting(void);			/* any context */
+/* a trip the work under way repairs: under failsafe_lock */
+void ktr_failsafe_absorb(enum ktr_failsafe_reason why);
+/* armed.c: process context */
+int ktr_armed_start(void);
+void ktr_armed_stop(void);
+const char *ktr_probes_unarmed(void);
+void ktr_failsafe_start(void);
+void ktr_failsafe_stop(void);
+void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
+/* for lockdep conditions only, as ktr_modules_lock_held() */
+bool ktr_failsafe_lock_held(void);
+void ktr_failsafe_lock_assert_held(void);	/* every config */
+
+#endif

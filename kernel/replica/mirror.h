@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mirror.c: the module-area table mirror.
+ */
+#ifndef KTR_MIRROR_H
+#define KTR_MIRROR_H
+
+#include "engine.h"
+
+/* mirror.c */
+bool ktr_mirror_hook(void);		/* every probe, or false */
+bool ktr_mirror_hooked(void);
+bool ktr_mirror_watches(unsigned long start, unsigned long end);
+void ktr_mirror_unhook(void);		/* waits for running handlers */
+bool ktr_mirror_range(unsigned long start, unsigned long end);	/* any */
+int ktr_tables_resync(bool fix);	/* the fail-safe's: see mirror.c */
+void ktr_mirror_set_span(unsigned long lo, unsigned long last);
+void ktr_mirror_counters(u64 *mirrored, u64 *missed);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * modules.c: module text and rodata (modules=1), and the tables they
+ * add.
+ */
+#ifndef KTR_MODULES_H
+#define KTR_MODULES_H
+
+#include "engine.h"
+
+/* modules.c: module text and rodata (modules=1) */
+struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only);
+void ktr_modules_hook(void);		/* before the copy: table mirror */
+int ktr_modules_start(void);		/* replicate the live ones, follow */
+void ktr_modules_stop(void);		/* stop following loads and vmaps */
+void ktr_modules_free(void);
+struct ktrepl_module_info;
+int ktr_modules_list(struct ktrepl_module_info *mods, int max);
+int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
+		       void *arg);
+typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
+void ktr_modules_visit_chunks(ktr_chunk_fn fn);
+/*
+ * For lockdep assertions only (their arguments compile away without
+ * CONFIG_LOCKDEP): this thread holds mods_lock; module loads are
+ * followed, so the table lists and page accounting may change.
+ */
+bool ktr_modules_lock_held(void);
+bool ktr_modules_following(void);
+void ktr_modules_lock_assert_held(void);	/* every config */
+
+#endif
