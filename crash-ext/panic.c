@@ -9,26 +9,7 @@
 #include "crash_ext.h"
 #include "crash_note.h"
 
-#define KTREPL_MAX_ADDRS 64
-#define KTREPL_MAX_RANGES 4096
-/* an instruction starting up to this many bytes before a diverged byte
- * may contain it: x86's longest instruction; a fixed-length arch's
- * instructions are as long as their alignment (arm64: 4) */
-#define KTREPL_INSN_MAX 15
-
-struct panic_diffs {
-	struct kt_diff *d;
-	int n;
-};
-
-static int collect_diff(const struct kt_diff *d, void *arg)
-{
-	struct panic_diffs *pd = arg;
-
-	if (pd->n < KTREPL_MAX_RANGES)
-		pd->d[pd->n++] = *d;
-	return 0;
-}
+#include "panic.h"
 
 /*
  * crash's bt, false where it gave up. A crash older than the kernel may
@@ -102,26 +83,26 @@ static int panic_addresses(ulong *addrs, int max)
 }
 
 /* the master's unexplained changes against crash's own vmlinux */
-static void master_vs_file(struct session *s, struct panic_diffs *pd)
+static void master_vs_file(struct session *s, struct kt_panic_verdict *v)
 {
 	struct kt_vdiff_stats stats;
-	struct kt_vmlinux v;
+	struct kt_vmlinux vml;
 	struct kt_err err;
 
 	kt_err_clear(&err);
-	if (kt_vmlinux_open(&v, pc->namelist, &err)) {
+	if (kt_vmlinux_open(&vml, pc->namelist, &err)) {
 		fprintf(fp, "(the master's text is not compared with %s: %s)\n",
 			pc->namelist, err.msg);
 		return;
 	}
-	if (kt_diff_vmlinux_run(&s->t, &v, false, collect_diff, pd, &stats,
-				&err))
+	if (kt_diff_vmlinux_run(&s->t, &vml, false, kt_panic_add_range, v,
+				&stats, &err))
 		error(INFO, "%s\n", err.msg);
 	else
 		fprintf(fp, "master text vs %s: %" PRIu64 " changed range%s that no patch site or relocation explains\n",
 			pc->namelist, stats.unexplained,
 			stats.unexplained == 1 ? "" : "s");
-	kt_vmlinux_close(&v);
+	kt_vmlinux_close(&vml);
 }
 
 /*
@@ -137,7 +118,7 @@ struct panic_site {
 	char comm[TASK_COMM_LEN + 1];
 	bool no_task;	/* crash names none: the cpu is panic_cpu */
 	bool from_note;	/* the registers are the cpu's crash note's */
-	ulong addrs[KTREPL_MAX_ADDRS];
+	ulong addrs[KT_PANIC_MAX_ADDRS];
 	int n;		/* -1: crash cannot read the task's stack */
 	const char *why_unknown;
 };
@@ -152,7 +133,7 @@ static bool site_from_crash(struct panic_site *ps)
 	ps->pid = tc->pid;
 	ps->tgid = task_tgid(tc->task);
 	snprintf(ps->comm, sizeof(ps->comm), "%s", tc->comm);
-	ps->n = panic_addresses(ps->addrs, KTREPL_MAX_ADDRS);
+	ps->n = panic_addresses(ps->addrs, KT_PANIC_MAX_ADDRS);
 	ps->why_unknown = "this crash cannot read the panic task's stack on this kernel";
 	return true;
 }
@@ -228,54 +209,51 @@ static bool site_from_kernel(struct session *s, struct panic_site *ps)
 }
 
 /*
- * The set the panic task ran on: its CPU's node's (percpu), its bound
- * process's (mm), its worker's (workload), or the master's. Prints which
- * and why; NULL when the descriptor cannot say. A crash note's pid is the
+ * The set the panic task ran on, by the library's rule (panic.h), and
+ * why. NULL when the descriptor cannot say. A crash note's pid is the
  * thread's: taken as its process, which holds for a single thread.
  */
 static const struct kt_node_state *panic_set(struct session *s,
-					     const struct panic_site *ps,
-					     const struct kt_node_state *cpu_ns)
+					     const struct panic_site *ps)
 {
-	const struct kt_node_state *ns = NULL;
-	size_t i;
+	struct kt_panic_set set;
+	struct kt_err err;
 
-	/* no set of its own, so no worker or binding either: see abi.md */
-	if (cpu_ns->role == KT_ROLE_LATE) {
+	kt_err_clear(&err);
+	if (kt_panic_set_of(&s->t, ps->cpu, (long)ps->pid, (long)ps->tgid,
+			    &set, &err)) {
+		fprintf(fp, ": %s\n", err.msg);
+		return NULL;
+	}
+	switch (set.why) {
+	case KT_PANIC_SET_LATE:
 		fprintf(fp, " (late: onlined after ktrepl.ko loaded; its CPUs ran on the master's set)\n");
-		return kt_state_node(&s->st, s->st.master_node);
-	}
-	if (s->st.activation == KT_ACT_PERCPU) {
-		fprintf(fp, " (%s; every CPU runs on its node's set: node %d's)\n",
-			kt_role_name(cpu_ns->role), cpu_ns->memory_node);
-		return cpu_ns;
-	}
-	for (i = 0; ps->tgid && i < s->st.nr_bound; i++) {
-		const struct kt_bound_state *b = &s->st.bound[i];
-
-		if ((ulong)b->pid != ps->tgid)
-			continue;
-		ns = kt_state_node(&s->st, b->node);
-		fprintf(fp, "; its process %lu is bound to node %d's set (mm pgd 0x%" PRIx64 ", set root 0x%" PRIx64 ")\n",
-			ps->tgid, b->node, b->mm_pgd_pa, b->root_pa);
 		break;
-	}
-	for (i = 0; !ns && ps->pid && i < s->st.nr_tasks; i++) {
-		if ((ulong)s->st.tasks[i].pid != ps->pid)
-			continue;
-		ns = kt_state_node(&s->st, s->st.tasks[i].node);
+	case KT_PANIC_SET_PERCPU:
+		fprintf(fp, " (%s; every CPU runs on its node's set: node %d's)\n",
+			kt_role_name(kt_state_node(&s->st, set.cpu_node)->role),
+			set.ns ? set.ns->nid : -1);
+		break;
+	case KT_PANIC_SET_BOUND:
+		fprintf(fp, "; its process %lu is bound to node %d's set (mm pgd 0x%" PRIx64 ", set root 0x%" PRIx64 ")\n",
+			ps->tgid, set.bound->node, set.bound->mm_pgd_pa,
+			set.bound->root_pa);
+		break;
+	case KT_PANIC_SET_WORKER:
 		fprintf(fp, "; a ktrepl worker on node %d's set (root 0x%" PRIx64 ")\n",
-			s->st.tasks[i].node, s->st.tasks[i].expected_root_pa);
-	}
-	if (!ns) {
-		ns = kt_state_node(&s->st, s->st.master_node);
+			set.task->node, set.task->expected_root_pa);
+		break;
+	case KT_PANIC_SET_ROOT:
+		fprintf(fp, "; its CPU's root at the panic, 0x%" PRIx64 ", is node %d's set\n",
+			set.root, set.ns->nid);
+		break;
+	default:
 		fprintf(fp, "; it ran on the master's tables (activation %s, not bound)\n",
 			kt_activation_name(s->st.activation));
 	}
-	if (!ns)
-		fprintf(fp, "ktrepl: the descriptor has no node %d\n",
-			s->st.master_node);
-	return ns;
+	if (!set.ns)
+		fprintf(fp, "ktrepl: the descriptor has no node for that set\n");
+	return set.ns;
 }
 
 static void print_site(struct session *s, const struct panic_site *ps,
@@ -292,45 +270,26 @@ static void print_site(struct session *s, const struct panic_site *ps,
 			ps->cpu, node);
 }
 
-/* which of the ranges diverged holds an instruction at addr */
-static int range_at(const struct panic_diffs *pd, ulong addr,
-		    unsigned int insn_max)
-{
-	int j;
-
-	for (j = 0; j < pd->n; j++)
-		if (addr + insn_max > pd->d[j].va &&
-		    addr < pd->d[j].va + pd->d[j].len)
-			return j;
-	return -1;
-}
-
 void panic_analysis(struct session *s)
 {
-	struct kt_diff_opts opts = { .region = -1 };
-	struct panic_diffs pd = { 0 };
+	struct kt_panic_verdict v = { 0 };
 	struct panic_site ps = { .cpu = -1 };
-	uint64_t compared;
-	struct kt_err err;
-	int i, j, node = -1, ranges = 0;
 	const struct kt_node_state *ns;
-	unsigned int insn_max = s->t.arch->insn_align > 1 ?
-					s->t.arch->insn_align :
-					KTREPL_INSN_MAX;
-	bool *hit;
+	struct kt_err err;
+	int i, j, node = -1;
+	size_t k;
 
 	if (!site_from_crash(&ps) && !site_from_kernel(s, &ps))
 		return;
-	for (i = 0; i < (int)s->st.nr_cpus; i++)
-		if (s->st.cpus[i].cpu == ps.cpu)
-			node = s->st.cpus[i].node;
-	ns = kt_state_node(&s->st, node);
+	for (k = 0; k < s->st.nr_cpus; k++)
+		if (s->st.cpus[k].cpu == ps.cpu)
+			node = s->st.cpus[k].node;
 	print_site(s, &ps, node);
-	if (!ns) {
+	if (!kt_state_node(&s->st, node)) {
 		fprintf(fp, ": the node is unknown to the descriptor\n");
 		return;
 	}
-	ns = panic_set(s, &ps, ns);
+	ns = panic_set(s, &ps);
 	if (!ns)
 		return;
 	/* a stack crash cannot unwind: the CPU's own record of its trap */
@@ -343,14 +302,9 @@ void panic_analysis(struct session *s)
 		else
 			ps.why_unknown = why;
 	}
-	pd.d = calloc(KTREPL_MAX_RANGES, sizeof(*pd.d));
-	hit = calloc(KTREPL_MAX_RANGES, sizeof(*hit));
-	if (!pd.d || !hit)
-		goto out;
-	opts.node = ns->memory_node;
 	kt_err_clear(&err);
-	if (ns->memory_node != s->st.master_node &&
-	    kt_diff_run(&s->t, &opts, collect_diff, &pd, &compared, &err)) {
+	if (kt_panic_ranges(&s->t, &(struct kt_panic_set){ .ns = ns }, &v,
+			    &err)) {
 		error(INFO, "%s\n", err.msg);
 		goto out;
 	}
@@ -358,43 +312,43 @@ void panic_analysis(struct session *s)
 	 * A change to the master reaches every replica that is copied from
 	 * it, and no replica diff shows it: the file does.
 	 */
-	master_vs_file(s, &pd);
+	master_vs_file(s, &v);
 	if (ps.n < 0) {
-		for (j = 0; j < pd.n; j++)
-			kt_report_diff(&s->out, &s->st, &pd.d[j]);
-		fprintf(fp, "verdict: unknown: %s; %d range%s differ%s on node %d (above)\n",
-			ps.why_unknown, pd.n, pd.n == 1 ? "" : "s",
-			pd.n == 1 ? "s" : "", ns->memory_node);
+		for (k = 0; k < v.nr_ranges; k++)
+			kt_report_diff(&s->out, &s->st, &v.ranges[k]);
+		fprintf(fp, "verdict: unknown: %s; %zu range%s differ%s on node %d (above)\n",
+			ps.why_unknown, v.nr_ranges, v.nr_ranges == 1 ? "" : "s",
+			v.nr_ranges == 1 ? "s" : "", ns->memory_node);
 		goto out;
 	}
-	for (i = 0; i < ps.n; i++) {
+	kt_panic_match(&s->t, &v, (const uint64_t *)ps.addrs, ps.n);
+	for (i = 0; i < v.nr_addrs; i++) {
+		const struct kt_diff *d;
 		char sym[160];
 
-		kt_symtab_format(&s->syms, ps.addrs[i], sym, sizeof(sym));
-		j = range_at(&pd, ps.addrs[i], insn_max);
-		if (j < 0) {
-			fprintf(fp, "  %016lx %-40s not in a diverged range\n",
-				ps.addrs[i], sym);
+		kt_symtab_format(&s->syms, v.addrs[i], sym, sizeof(sym));
+		if (v.addr_range[i] < 0) {
+			fprintf(fp, "  %016" PRIx64 " %-40s not in a diverged range\n",
+				v.addrs[i], sym);
 			continue;
 		}
-		fprintf(fp, "  %016lx %-40s IN A DIVERGED RANGE: ",
-			ps.addrs[i], sym);
-		fprintf(fp, "%s len %lu [%s]\n", pd.d[j].sym,
-			(ulong)pd.d[j].len, pd.d[j].kind);
-		/* a range the PC and a return address share counts once */
-		if (hit[j])
-			continue;
-		hit[j] = true;
-		ranges++;
-		kt_report_diff(&s->out, &s->st, &pd.d[j]);
+		d = &v.ranges[v.addr_range[i]];
+		fprintf(fp, "  %016" PRIx64 " %-40s IN A DIVERGED RANGE: %s len %lu [%s]\n",
+			v.addrs[i], sym, d->sym, (ulong)d->len, d->kind);
+		/* a range the PC and a return address share is shown once */
+		for (j = 0; j < i; j++)
+			if (v.addr_range[j] == v.addr_range[i])
+				break;
+		if (j == i)
+			kt_report_diff(&s->out, &s->st, d);
 	}
-	if (ranges)
-		fprintf(fp, "verdict: the panic ran through %d diverged range%s of node %d's replica: a replica divergence is the likely cause\n",
-			ranges, ranges == 1 ? "" : "s", ns->memory_node);
+	if (v.outcome == KT_PANIC_DIVERGED)
+		fprintf(fp, "verdict: the panic ran through %u diverged range%s of node %d's replica: a replica divergence is the likely cause\n",
+			v.ranges_hit, v.ranges_hit == 1 ? "" : "s",
+			ns->memory_node);
 	else
-		fprintf(fp, "verdict: not in a diverged range (%d ranges differ on node %d, none on the panic path)\n",
-			pd.n, ns->memory_node);
+		fprintf(fp, "verdict: not in a diverged range (%zu ranges differ on node %d, none on the panic path)\n",
+			v.nr_ranges, ns->memory_node);
 out:
-	free(hit);
-	free(pd.d);
+	kt_panic_verdict_free(&v);
 }

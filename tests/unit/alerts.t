@@ -23,7 +23,7 @@ from ktrepl_tap import Tap  # noqa: E402
 tap = Tap()
 rules = open(RULES).read()
 alerts = re.findall(r"^\s*- alert: (\S+)", rules, re.M)
-tap.plan(6 + len(alerts))
+tap.plan(7 + len(alerts))
 promtool = shutil.which("promtool")
 
 
@@ -61,6 +61,21 @@ tap.ok(used and used <= checks,
        f"every check label the rules and tests use ({sorted(used)}) is a "
        "verify check", f"got unknown: {sorted(used - checks)}\n"
        f"want among: {sorted(checks)}")
+
+# the panic labels the tests write are words triage writes
+lib = os.path.join(TOP_DIR, "tools", "lib", "ktrepl")
+verdicts = set(re.findall(r'\[KT_TRIAGE_[A-Z_]+\] = "([a-z_]+)"',
+                          open(os.path.join(lib, "panic.c")).read()))
+reasons = set(re.findall(r'\[R_[A-Z_]+\] = "([a-z_]+)"', open(os.path.join(
+    TOP_DIR, "tools", "ktrepl-dump", "triage.c")).read()))
+tests = open(TESTS).read()
+used_v = set(re.findall(r'verdict="([a-z_]+)"', tests))
+used_r = set(re.findall(r'reason="([a-z_]+)"', tests))
+tap.ok(used_v and used_r and used_v <= verdicts and used_r <= reasons,
+       f"every verdict ({sorted(used_v)}) and reason ({sorted(used_r)}) "
+       "label the tests use is one triage writes",
+       f"got unknown: {sorted((used_v - verdicts) | (used_r - reasons))}\n"
+       f"want among: {sorted(verdicts)} and {sorted(reasons)}")
 
 # stale after three periods of the timer, its spread included
 timer = open(os.path.join(TOP_DIR, "debian",

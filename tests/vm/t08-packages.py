@@ -82,17 +82,23 @@ for path in ("/usr/sbin/ktrepl-top", "/usr/lib/crash/extensions/ktrepl.so",
              "/lib/systemd/system/ktrepl-verify.timer",
              "/lib/systemd/system/ktrepl-top-metrics.service",
              "/lib/systemd/system/ktrepl-top-metrics.timer",
+             "/lib/systemd/system/ktrepl-triage.service",
              "/usr/share/ktrepl/prometheus/ktrepl-alerts.yml",
              f"/usr/src/ktrepl-{VERSION}/dkms.conf"):
     tap.ok(os.path.exists(path), f"installed: {path}")
-tap.ok(not glob.glob("/etc/systemd/system/*/ktrepl-*"),
-       "the timers and services are installed disabled")
+enabled = sorted(os.path.basename(p) for p in
+                 glob.glob("/etc/systemd/system/*/ktrepl-*"))
+tap.ok(enabled == ["ktrepl-triage.service"],
+       "the timers and their services are installed disabled, the triage "
+       "at boot enabled", f"got enabled {enabled}\nwant "
+       "['ktrepl-triage.service']")
 if shutil.which("systemd-analyze"):
     rc, out = sh("systemd-analyze", "verify",
                  "/lib/systemd/system/ktrepl-verify.timer",
                  "/lib/systemd/system/ktrepl-verify.service",
                  "/lib/systemd/system/ktrepl-top-metrics.timer",
-                 "/lib/systemd/system/ktrepl-top-metrics.service")
+                 "/lib/systemd/system/ktrepl-top-metrics.service",
+                 "/lib/systemd/system/ktrepl-triage.service")
     tap.ok(rc == 0 and "ktrepl" not in out,
            "systemd-analyze verify accepts the timers and the services", out)
 ext = "/usr/lib/crash/extensions/ktrepl.so"

@@ -22,6 +22,7 @@ KTREPL_KDUMP_MATRIX=1 runs every format in every scenario on both arches
 (kdump-compressed, ELF, flattened; zlib pages are the unit tests') on
 x86_64 and kdump-compressed on arm64, and the other orders one each.
 """
+import hashlib
 import json
 import os
 import re
@@ -152,6 +153,138 @@ def check_dump(arch, scenario, fmt, path, node, cpu, live):
                    v.get("kind") == "cpu-root" for v in viol),
            f"{name} no CPU ran on tables no set owns at the panic",
            json.dumps(viol)[:1500])
+
+def fingerprint(path):
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return (st.st_size, st.st_mtime_ns, digest)
+
+
+def triage_want(scenario, node):
+    """(verdict, reason, node) triage must write for a scenario's dump"""
+    if scenario == "unloaded":
+        return ("no_ktrepl", "no_descriptor", -1)
+    if scenario in TRAPPED:
+        return ("diverged", "panic_in_diverged_range", node)
+    return ("not_diverged", "diverged_off_panic_path", node)
+
+
+def check_triage(arch, scenario, fmt, path, node, cpu):
+    """ktrepl-dump triage on a kdump-tools crash directory, as the boot
+    after the panic runs it (debian/ktrepl-triage.service): the real dump
+    as kdump-tools names it (a hard link, so a write would show), and for
+    kexec-first a copy cut to 60% (a capture cut short). Each gets the
+    right verdict beside it, the metrics are promtool-clean, and a second
+    run changes nothing: not the dumps, not the verdicts."""
+    name = f"[{arch} {scenario} triage, makedumpfile {' '.join(kdump.FORMATS[fmt])}]"
+    failed_before = tap.failed
+    crash = tempfile.mkdtemp(prefix=f"crash-{arch}-{scenario}-", dir=tmp)
+    real = os.path.join(crash, "202612061200")
+    os.makedirs(real)
+    real_dump = os.path.join(real, "dump.202612061200")
+    os.link(path, real_dump)
+    dumps = {real: (real_dump,) + triage_want(scenario, node)}
+    if scenario == "kexec-first":
+        cut = os.path.join(crash, "202612061100")
+        os.makedirs(cut)
+        cut_dump = os.path.join(cut, "dump.202612061100")
+        with open(path, "rb") as f, open(cut_dump, "wb") as g:
+            g.write(f.read(os.path.getsize(path) * 6 // 10))
+        # older than the real one: the metrics' "last" is the real dump
+        st = os.stat(real_dump)
+        os.utime(cut_dump, ns=(st.st_atime_ns, st.st_mtime_ns - 60 * 10**9))
+        dumps[cut] = (cut_dump, "damaged", "unreadable", -1)
+    before = {d: fingerprint(v[0]) for d, v in dumps.items()}
+    prom = os.path.join(crash, "ktrepl-triage.prom")
+    args = ["triage", "--crash-dir", crash, f"--prometheus={prom}"]
+    want_rc = 1 if scenario in TRAPPED else 0
+    rc, out, err = dump_tool(*args)
+    tap.ok(rc == want_rc, f"{name} triage exits {want_rc}",
+           f"got rc {rc}, want {want_rc}\n{out}{err}")
+    verdicts = {}
+    for d, (dump, verdict, reason, vnode) in dumps.items():
+        vpath = os.path.join(d, "ktrepl-verdict.json")
+        try:
+            with open(vpath) as f:
+                v = json.load(f)
+        except (OSError, ValueError) as e:
+            v = {"error": str(e)}
+        verdicts[d] = v
+        what = os.path.basename(dump)
+        got = (v.get("verdict"), v.get("reason"), v.get("node"))
+        want = (verdict, reason or got[1], vnode)
+        tap.ok(got == want,
+               f"{name} {what}: verdict {verdict}"
+               + (f" ({reason})" if reason else "")
+               + (f", node {vnode}" if vnode >= 0 else ""),
+               f"got {got}\nwant {want}\n{json.dumps(v, indent=1)[:2500]}")
+        if verdict == "damaged":
+            tap.ok("cannot be read" in v.get("summary", ""),
+                   f"{name} {what}: the verdict says the dump cannot be "
+                   "read, and why", v.get("summary"))
+            continue
+        if verdict == "no_ktrepl":
+            continue
+        pan = v.get("panic", {})
+        hits = [a for a in pan.get("addresses", [])
+                if a.get("in_diverged_range")]
+        if verdict == "diverged":
+            ok = (pan.get("cpu") == cpu and any(
+                a.get("sym", "").startswith("write_sysrq_trigger") and
+                a.get("range_sym", "").startswith("write_sysrq_trigger")
+                for a in hits))
+            tap.ok(ok, f"{name} {what}: the panic on cpu {cpu} trapped in "
+                   "the diverged range at write_sysrq_trigger, from its "
+                   "crash note", json.dumps(pan, indent=1)[:2500])
+        else:
+            flips = [x for x in v.get("verify", {}).get("first", [])
+                     if x.get("sym") == "int_sqrt+0x4" and
+                     x.get("node") == node]
+            tap.ok(pan.get("cpu") == cpu and pan.get("registers") and
+                   not hits and flips,
+                   f"{name} {what}: cpu {cpu}'s registers are on no "
+                   f"diverged range, and verify names the flip on node "
+                   f"{node} (int_sqrt+0x4)",
+                   json.dumps(v, indent=1)[:2500])
+    with open(prom) as f:
+        text = f.read()
+    r = subprocess.run(["promtool", "check", "metrics"], input=text,
+                       capture_output=True, text=True)
+    last = dumps[real]
+    want_line = (f'ktrepl_panic_last_diverged{{node="'
+                 f'{last[3] if last[3] >= 0 else ""}",reason="{last[2]}",'
+                 f'verdict="{last[1]}"}} {1 if last[1] == "diverged" else 0}')
+    tap.ok(r.returncode == 0 and
+           f"ktrepl_panic_dumps_total {len(dumps)}\n" in text and
+           want_line + "\n" in text,
+           f"{name} the metrics are promtool-clean, count {len(dumps)} "
+           f"dump(s) and say of the newest: {want_line}",
+           f"promtool rc {r.returncode}: {r.stdout}{r.stderr}\n{text}")
+    rc2, out2, err2 = dump_tool(*args)
+    again = {}
+    for d in dumps:
+        try:
+            with open(os.path.join(d, "ktrepl-verdict.json")) as f:
+                again[d] = json.load(f)
+        except (OSError, ValueError) as e:
+            again[d] = {"error": str(e)}
+    after = {d: fingerprint(v[0]) for d, v in dumps.items()}
+    tap.ok(rc2 == want_rc and again == verdicts and after == before and
+           out2.count("already judged") == len(dumps),
+           f"{name} a second run judges nothing again: same exit, same "
+           "verdicts, and neither dump changed (size, mtime, sha256)",
+           f"rc {rc2}\n{out2}{err2}\nverdicts same: {again == verdicts}"
+           f"\ndumps same: {after == before}")
+    if tap.failed > failed_before:
+        tap.diag(f"{name} kept for a look: {crash}")
+        return
+    for d, v in dumps.items():
+        os.unlink(v[0])
+        os.unlink(os.path.join(d, "ktrepl-verdict.json"))
+        os.rmdir(d)
+    os.unlink(prom)
+    os.rmdir(crash)
 
 
 def verdict_re(scenario, node):
@@ -422,6 +555,8 @@ for arch, scenario, formats in RUNS:
                                 if "makedumpfile" in x or "KDUMP" in x)):
             continue
         check_dump(arch, scenario, fmt, cap.dumps[fmt], node, cpu, live)
+        if fmt == formats[0]:
+            check_triage(arch, scenario, fmt, cap.dumps[fmt], node, cpu)
         if arch == "x86_64" and scenario != "unloaded" and \
                 fmt in ("lzo", "elf"):
             check_crash(scenario, fmt, cap.dumps[fmt], node, cpu)

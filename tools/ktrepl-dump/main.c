@@ -28,6 +28,10 @@ static const struct cmd cmds[] = {
 	{ "verify", do_verify, CMD_OPT_TAP | CMD_OPT_PROMETHEUS,
 	  "verify [--tap | --prometheus[=FILE]]\n"
 	  "                                  the health check (also --verify)" },
+	{ "triage", do_triage,
+	  CMD_OPT_CRASH_DIR | CMD_OPT_PROMETHEUS | CMD_OPT_TIMEOUT,
+	  "triage [--crash-dir DIR] [--prometheus[=FILE]] [--timeout SEC]\n"
+	  "                                  judge each saved crash dump not yet judged" },
 	{ "read", do_read, CMD_OPT_OUTPUT,
 	  "read [-o FILE] PHYSADDR LEN     hex dump of physical memory" },
 	{ "help", do_help, 0, "help                            this text" },
@@ -37,7 +41,7 @@ static const struct cmd cmds[] = {
 /* the command options' names, by bit, for errors */
 static const char *const cmd_opt_names[CMD_OPT_NR] = {
 	"--node", "--region", "--va", "--tap", "--against-vmlinux", "--all",
-	"--output", "--prometheus",
+	"--output", "--prometheus", "--crash-dir", "--timeout",
 };
 
 static void usage(FILE *fp)
@@ -163,6 +167,8 @@ int main(int argc, char **argv)
 		OPT_AGAINST_VMLINUX,
 		OPT_ALL,
 		OPT_PROMETHEUS,
+		OPT_CRASH_DIR,
+		OPT_TIMEOUT,
 	};
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -186,6 +192,8 @@ int main(int argc, char **argv)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "output", required_argument, NULL, 'o' },
 		{ "prometheus", optional_argument, NULL, OPT_PROMETHEUS },
+		{ "crash-dir", required_argument, NULL, OPT_CRASH_DIR },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false, pretty = false, bad_raw = false, verify = false;
@@ -237,6 +245,14 @@ int main(int argc, char **argv)
 		case OPT_PROMETHEUS:
 			a->given |= CMD_OPT_PROMETHEUS;
 			a->prometheus_file = optarg;
+			break;
+		case OPT_CRASH_DIR:
+			a->given |= CMD_OPT_CRASH_DIR;
+			a->crash_dir = optarg;
+			break;
+		case OPT_TIMEOUT:
+			a->given |= CMD_OPT_TIMEOUT;
+			a->timeout = optarg;
 			break;
 		case OPT_VMCORE:
 			dump.vmcore_path = optarg;

@@ -33,7 +33,9 @@ enum {
 	CMD_OPT_ALL = 1 << 5,
 	CMD_OPT_OUTPUT = 1 << 6,
 	CMD_OPT_PROMETHEUS = 1 << 7,
-	CMD_OPT_NR = 8,
+	CMD_OPT_CRASH_DIR = 1 << 8,
+	CMD_OPT_TIMEOUT = 1 << 9,
+	CMD_OPT_NR = 10,
 };
 
 struct cmd_args {
@@ -43,6 +45,8 @@ struct cmd_args {
 	const char *va;
 	const char *output;
 	const char *prometheus_file;	/* NULL: stdout */
+	const char *crash_dir;
+	const char *timeout;
 };
 
 struct dump_ctx {
@@ -82,6 +86,12 @@ int dump_open_memsrc(struct kt_memsrc **src);
 /* 0, or an exit code after reporting the error */
 int dump_target_open(struct dump_target *dt);
 void dump_target_close(struct dump_target *dt);
+/*
+ * A vmcore at path, the dump's own kallsyms for symbols, errors in err
+ * and not reported: triage writes them into a verdict.
+ */
+int dump_target_open_vmcore(struct dump_target *dt, const char *path,
+			    struct kt_err *err);
 /* --vmlinux against the kernel's build id (VMCOREINFO), when both exist */
 int dump_check_vmlinux(struct dump_target *dt, struct kt_err *err);
 /* Report err through the JSON-aware writer and return EXIT_TROUBLE. */
@@ -94,5 +104,6 @@ int do_summary(int argc, char **argv);
 int do_diff(int argc, char **argv);
 int do_walk(int argc, char **argv);
 int do_verify(int argc, char **argv);
+int do_triage(int argc, char **argv);
 
 #endif

@@ -176,6 +176,27 @@ static int finish_open(struct dump_target *dt)
 	return 0;
 }
 
+int dump_target_open_vmcore(struct dump_target *dt, const char *path,
+			    struct kt_err *err)
+{
+	int ret;
+
+	memset(dt, 0, sizeof(*dt));
+	dump.vmcore_path = path;
+	ret = kt_memsrc_open_vmcore(&dt->src, path, err);
+	if (ret)
+		return ret;
+	ret = kt_target_open_dump(&dt->t, &dt->st, dt->src, NULL, err);
+	if (ret) {
+		kt_memsrc_close(dt->src);
+		dt->src = NULL;
+		return ret;
+	}
+	dt->t.load_syms = lazy_symbols;
+	dt->t.load_arg = dt;
+	return 0;
+}
+
 static int open_offline(struct dump_target *dt)
 {
 	struct kt_err err;

@@ -208,6 +208,9 @@ struct kt_verify_stats {
 int kt_verify_run(struct kt_target *t, kt_violation_fn fn, void *arg,
 		  struct kt_verify_stats *stats, struct kt_err *err);
 
+/* the target's symbols, loaded on first use; NULL when there are none */
+struct kt_symtab *kt_target_symbols(struct kt_target *t);
+
 /*
  * A kernel address's name: its symbol, loading symbols on first use; or
  * where none covers it (module text in a dump with no module symbols)

@@ -123,6 +123,15 @@ out:
 	return ret;
 }
 
+struct kt_symtab *kt_target_symbols(struct kt_target *t)
+{
+	if (!t->syms && t->load_syms) {
+		t->syms = t->load_syms(t);
+		t->load_syms = NULL;
+	}
+	return t->syms;
+}
+
 bool kt_target_name_addr(struct kt_target *t, uint64_t va, char *buf,
 			 size_t len)
 {
@@ -131,10 +140,7 @@ bool kt_target_name_addr(struct kt_target *t, uint64_t va, char *buf,
 	uint64_t off = 0;
 	int i;
 
-	if (!t->syms && t->load_syms) {
-		t->syms = t->load_syms(t);
-		t->load_syms = NULL;
-	}
+	kt_target_symbols(t);
 	/* past 1 MiB from a symbol is not that symbol's code (symbols.c) */
 	if (t->syms && kt_symtab_lookup(t->syms, va, &off) && off < (1 << 20)) {
 		kt_symtab_format(t->syms, va, buf, len);

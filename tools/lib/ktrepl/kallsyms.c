@@ -93,8 +93,8 @@ static int read_kva(struct kt_memsrc *src, const struct kt_kva_map *map,
 	return 0;
 }
 
-static int read_exact(struct kt_memsrc *src, const struct kt_kva_map *map,
-		      uint64_t va, void *buf, size_t len, struct kt_err *err)
+int kt_kva_read(struct kt_memsrc *src, const struct kt_kva_map *map,
+		uint64_t va, void *buf, size_t len, struct kt_err *err)
 {
 	size_t got;
 
@@ -150,7 +150,7 @@ static int read_tokens(struct ks_tokens *tok, struct kt_memsrc *src,
 	unsigned int i, highest = 0;
 	int ret;
 
-	ret = read_exact(src, map, lay->va[KT_KS_TOKEN_INDEX], raw, sizeof(raw),
+	ret = kt_kva_read(src, map, lay->va[KT_KS_TOKEN_INDEX], raw, sizeof(raw),
 			 err);
 	if (ret)
 		return kt_err_wrap(err, "kallsyms_token_index");
@@ -308,7 +308,7 @@ static int decode(struct kt_symtab *tab, struct kt_memsrc *src,
 	size_t cap = 0;
 	int ret;
 
-	ret = read_exact(src, map, lay->va[KT_KS_NUM_SYMS], raw, 4, err);
+	ret = kt_kva_read(src, map, lay->va[KT_KS_NUM_SYMS], raw, 4, err);
 	if (ret)
 		return kt_err_wrap(err, "kallsyms_num_syms");
 	nr = le(raw, 4);
@@ -321,7 +321,7 @@ static int decode(struct kt_symtab *tab, struct kt_memsrc *src,
 		return kt_err_set(err, ERANGE,
 				  "kallsyms_num_syms %u: kallsyms_offsets would run %" PRIu64 " bytes into the next table",
 				  nr, (uint64_t)nr * 4 - (next - lay->va[KT_KS_OFFSETS]));
-	ret = read_exact(src, map, lay->va[KT_KS_RELATIVE_BASE], raw, 8, err);
+	ret = kt_kva_read(src, map, lay->va[KT_KS_RELATIVE_BASE], raw, 8, err);
 	if (ret)
 		return kt_err_wrap(err, "kallsyms_relative_base");
 	base = le(raw, 8);
@@ -332,7 +332,7 @@ static int decode(struct kt_symtab *tab, struct kt_memsrc *src,
 	nm->win = malloc(KS_WINDOW);
 	if (!*offsets || !nm->win)
 		return kt_err_set(err, ENOMEM, "out of memory for kallsyms");
-	ret = read_exact(src, map, lay->va[KT_KS_OFFSETS], *offsets,
+	ret = kt_kva_read(src, map, lay->va[KT_KS_OFFSETS], *offsets,
 			 (size_t)nr * 4, err);
 	if (ret)
 		return kt_err_wrap(err, "kallsyms_offsets (%u symbols)", nr);

@@ -43,6 +43,10 @@ struct kt_kva_pgtable {
 int kt_kva_pgtable_to_pa(void *arg, uint64_t va, uint64_t *pa,
 			 uint64_t *contig, struct kt_err *err);
 
+/* exactly len bytes at kernel VA va, across mappings as they go */
+int kt_kva_read(struct kt_memsrc *src, const struct kt_kva_map *map,
+		uint64_t va, void *buf, size_t len, struct kt_err *err);
+
 /* A kernel's tables, by VA, as VMCOREINFO's SYMBOL() lines give them. */
 enum kt_kallsyms_table {
 	KT_KS_NAMES,		/* u8[]: per symbol a length, then tokens */

@@ -223,3 +223,51 @@ unlink:
 	free(tmp);
 	return -code;
 }
+
+/* a label value: reason words are ours, but a damaged file is not */
+static void label_value(FILE *fp, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || *s == '\n')
+			fputc('_', fp);
+		else
+			fputc(*s, fp);
+}
+
+void kt_prometheus_write_triage(FILE *fp, const void *arg)
+{
+	const struct kt_prometheus_triage *tr = arg;
+	int i;
+
+	metric_head(fp, "ktrepl_triage_last_run_timestamp_seconds", "gauge",
+		    "When ktrepl-dump triage last looked at the crash directory.");
+	fprintf(fp, "ktrepl_triage_last_run_timestamp_seconds %.3f\n",
+		tr->timestamp);
+	metric_head(fp, "ktrepl_triage_failed", "gauge",
+		    "Dumps the last triage could not judge (the analysis died or timed out).");
+	fprintf(fp, "ktrepl_triage_failed %u\n", tr->failed_now);
+	metric_head(fp, "ktrepl_panic_dumps_total", "counter",
+		    "Crash dumps in the crash directory that have a ktrepl verdict.");
+	fprintf(fp, "ktrepl_panic_dumps_total %u\n", tr->dumps);
+	metric_head(fp, "ktrepl_panic_dumps", "gauge",
+		    "Crash dumps in the crash directory, per ktrepl verdict.");
+	for (i = 0; i < KT_TRIAGE_NR; i++)
+		fprintf(fp, "ktrepl_panic_dumps{verdict=\"%s\"} %u\n",
+			kt_triage_verdict_names[i], tr->by_verdict[i]);
+	if (!tr->have_last)
+		return;
+	metric_head(fp, "ktrepl_panic_last_timestamp_seconds", "gauge",
+		    "When the newest crash dump was written, in seconds since the epoch.");
+	fprintf(fp, "ktrepl_panic_last_timestamp_seconds %.3f\n",
+		tr->last_time);
+	metric_head(fp, "ktrepl_panic_last_diverged", "gauge",
+		    "1 if the newest crash dump says a replica divergence was the likely cause of its panic.");
+	fprintf(fp, "ktrepl_panic_last_diverged{node=\"");
+	if (tr->last_node >= 0)
+		fprintf(fp, "%d", tr->last_node);
+	fprintf(fp, "\",reason=\"");
+	label_value(fp, tr->last_reason);
+	fprintf(fp, "\",verdict=\"%s\"} %d\n",
+		kt_triage_verdict_names[tr->last_verdict],
+		tr->last_verdict == KT_TRIAGE_DIVERGED);
+}

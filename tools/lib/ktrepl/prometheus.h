@@ -9,6 +9,7 @@
 #include "err.h"
 #include "locality.h"
 #include "numa.h"
+#include "panic.h"
 #include "state.h"
 
 /* one verify run, as the textfile collector will see it */
@@ -42,6 +43,21 @@ void kt_prometheus_top_add(struct kt_prometheus_top *w,
 			   const struct kt_loc_fidelity *fid, const int *nodes,
 			   int nr_nodes, uint64_t frame_ns, double timestamp);
 void kt_prometheus_write_top(FILE *fp, const struct kt_prometheus_top *w);
+
+/* ktrepl-dump triage: the dumps of a crash directory and their verdicts */
+struct kt_prometheus_triage {
+	double timestamp;	/* this run, seconds since the epoch */
+	unsigned int dumps;	/* every dump with a verdict */
+	unsigned int by_verdict[KT_TRIAGE_NR];
+	unsigned int failed_now;	/* dumps this run could not judge */
+	bool have_last;
+	double last_time;	/* the newest dump's mtime */
+	enum kt_triage_verdict last_verdict;
+	int last_node;		/* its panic's set node, -1: unknown */
+	char last_reason[40];
+};
+
+void kt_prometheus_write_triage(FILE *fp, const void *triage);
 
 /*
  * Write FILE whole or not at all: emit(fp, arg) into a temporary file in
