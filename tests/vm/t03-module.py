@@ -192,6 +192,86 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
                 tap.ok(good, f"{name} frame {f['frame']}: node "
                        f"{n['node']}, busy with {what}, core text "
                        f"{ktvm.own_set_desc(resolved, pct)}")
+    check_process_view(name, lines)
+
+def check_process_view(name, lines):
+    """ktrepl-top --processes under mm (module-mm.sh, "the process
+    view"): each process's fetches summed over the frames"""
+    pv = [ktvm.kv(r) for r in ktvm.records(lines, "pv")]
+    frames = ktvm.json_records(tap, lines, "procs")
+    if not tap.ok(len(pv) == 1 and len(frames) == 2 and
+                  all("processes" in f for f in frames),
+                  f"{name} ktrepl-top --processes: 2 frames with a "
+                  "process view", f"pv {pv}, {len(frames)} frames"):
+        return
+    want_pids = {k: int(v) for k, v in pv[0].items() if k != "node"}
+    r = int(pv[0]["node"])
+    rows = {}
+    for f in frames:
+        for p in f["processes"]:
+            row = rows.setdefault(p["pid"], {
+                "local": 0, "remote": 0, "samples": 0, "tables": set(),
+                "nodes": set(), "to_bind": [], "by_node": {}, "comm": "",
+                "set_node": set()})
+            for k in ("local", "remote", "samples"):
+                row[k] += p[k]
+            row["tables"].add(p["tables"])
+            row["set_node"].add(p["set_node"])
+            row["nodes"] |= set(p["nodes"])
+            row["to_bind"].append(p["to_bind"])
+            row["comm"] = p["comm"]
+            for b in p["by_node"]:
+                got = row["by_node"].setdefault(b["node"], [0, 0])
+                got[0] += b["local"]
+                got[1] += b["remote"]
+    conf = rows.get(want_pids["conf"], {})
+    wide = rows.get(want_pids["wide"], {})
+    hand = rows.get(want_pids["hand"], {})
+    show = json.dumps({k: {x: sorted(y) if isinstance(y, set) else y
+                           for x, y in v.items()} for k, v in
+                       (("conf", conf), ("wide", wide), ("hand", hand))})
+    resolved = conf.get("local", 0) + conf.get("remote", 0)
+    tap.ok(conf.get("tables") == {"node"} and conf.get("set_node") == {r}
+           and conf.get("nodes") == {r} and resolved >= 100 and
+           conf["local"] >= 0.95 * resolved and
+           not any(conf.get("to_bind", [True])),
+           f"{name} the process confined to node {r}: on node {r}'s set, "
+           f"{conf.get('local', 0)} of {resolved} fetches local (want "
+           ">= 95% of >= 100), not one to bind", show)
+    r_local, r_remote = wide.get("by_node", {}).get(r, [0, 0])
+    tap.ok(wide.get("tables") == {"master"} and
+           len(wide.get("nodes", ())) >= 2 and r_remote >= 20 and
+           r_remote >= 0.9 * (r_local + r_remote) and
+           not any(wide.get("to_bind", [True])),
+           f"{name} the process that ran on two nodes: on the master's "
+           f"tables, its node-{r} fetches remote ({r_remote} of "
+           f"{r_local + r_remote}, want >= 90% of >= 20), not one to bind "
+           "(it ran on more than one node)", show)
+    tap.ok(hand.get("tables") == {"master"} and hand.get("nodes") == {r}
+           and hand.get("to_bind") and all(hand["to_bind"]) and
+           hand.get("remote", 0) > 0,
+           f"{name} the process confined to node {r} but unbound by hand: "
+           "on the master's tables, every fetch from node "
+           f"{r}, marked to bind", show)
+    tap.ok_schema("ktrepl-top-frame",
+                  "\n".join(ktvm.records(lines, "procs")),
+                  f"{name} --processes frames are valid against the "
+                  "frame schema", lines=True)
+    keys = {k for f in frames for p in f["processes"] for k in p}
+    keys |= {k for f in frames for p in f["processes"]
+             for b in p["by_node"] for k in b}
+    man = open(os.path.join(HERE, "..", "..", "docs", "man",
+                            "ktrepl-top.8")).read()
+    missing = sorted(k for k in keys if f"\\fB{k}\\fR" not in man)
+    tap.ok(keys and not missing, f"{name} every process view JSON key "
+           f"({len(keys)}) is in ktrepl-top(8)", f"missing {missing}")
+    plain = ktvm.records(lines, "procs_plain")
+    row = [x for x in plain if x.split()[:1] == [str(want_pids["hand"])]]
+    tap.ok(any("PROCESSES" in x for x in plain) and row and
+           row[0].split()[-1] == "yes",
+           f"{name} -b --processes: the table, the unbound process's BIND "
+           "yes", "\n".join(plain[-30:]))
+
 
 # module replication: a module loaded before ktrepl.ko and ones after,
 # file I/O on them, module patches, a flipped module byte, 20 reloads

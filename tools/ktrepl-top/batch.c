@@ -17,6 +17,7 @@ static void print_frame(struct top *top)
 {
 	int nodes[KT_NUMA_MAX_NODES], cpus[KT_NUMA_MAX_CPUS];
 	size_t *funcs = NULL, nr_funcs = 0;
+	struct kt_top_proc *procs = NULL;
 	struct kt_top_frame f = {
 		.frame = top->frame,
 		.frame_ns = top->frame_ns,
@@ -42,6 +43,13 @@ static void print_frame(struct top *top)
 	f.nr_funcs = nr_funcs;
 	if (f.nr_funcs > (size_t)top->opts.top_funcs)
 		f.nr_funcs = top->opts.top_funcs;	/* --functions */
+	/* --processes: the most remote fetches first */
+	if (top->opts.top_procs)
+		procs = calloc(top->opts.top_procs, sizeof(*procs));
+	if (procs) {
+		top_proc_rows(top, 2, procs, top->opts.top_procs, &f.nr_procs);
+		f.procs = procs;
+	}
 	/* a writer per frame: each is a JSON value on a line of its own */
 	if (top->opts.json)
 		top->out.jw = jsonw_new(top->out.fp, false);
@@ -50,6 +58,7 @@ static void print_frame(struct top *top)
 	jsonw_destroy(&top->out.jw);
 	fflush(top->out.fp);
 	free(funcs);
+	free(procs);
 }
 
 static void emit_window(FILE *fp, const void *window)

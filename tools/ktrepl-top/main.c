@@ -29,6 +29,9 @@ static void usage(FILE *fp)
 		"      --sample-rate HZ    samples per second per CPU (default 1000)\n"
 		"      --event EVENT       cpu-clock (default: the rate asked for) or cycles\n"
 		"      --functions N       hot remote functions per batch frame (default 10)\n"
+		"      --processes[=N]     the process view: in batch frames the N processes\n"
+		"                          with the most remote fetches (default 20); without\n"
+		"                          -b the screen opens on it\n"
 		"      --prometheus[=FILE] the window's locality as Prometheus metrics (implies\n"
 		"                          -b): on stdout at the end, or FILE rewritten whole\n"
 		"                          after every frame\n"
@@ -37,8 +40,9 @@ static void usage(FILE *fp)
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
 		"\n"
-		"Keys: q quit, h/? help, n nodes, c CPUs, f functions, 1-5 sort,\n"
-		"arrows scroll, d delay.\n"
+		"Keys: q quit, h/? help, n nodes, c CPUs, f functions, p processes,\n"
+		"1-5 sort,"
+		" arrows scroll, d delay.\n"
 		"Exit status: 0 done, 2 could not measure (the message says why).\n"
 		"See ktrepl-top(8).\n");
 }
@@ -69,7 +73,8 @@ static int bad_usage(struct top *top, const char *fmt, const char *arg)
 int main(int argc, char **argv)
 {
 	enum { OPT_RATE = 256, OPT_DEBUGFS, OPT_KCORE, OPT_SYSFS, OPT_KALLSYMS,
-	       OPT_MODULES, OPT_FUNCS, OPT_EVENT, OPT_PROMETHEUS };
+	       OPT_MODULES, OPT_FUNCS, OPT_EVENT, OPT_PROMETHEUS,
+	       OPT_PROCS };
 	static const struct option longopts[] = {
 		{ "delay", required_argument, NULL, 'd' },
 		{ "batch", no_argument, NULL, 'b' },
@@ -77,6 +82,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "sample-rate", required_argument, NULL, OPT_RATE },
 		{ "functions", required_argument, NULL, OPT_FUNCS },
+		{ "processes", optional_argument, NULL, OPT_PROCS },
 		{ "prometheus", optional_argument, NULL, OPT_PROMETHEUS },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "debugfs", required_argument, NULL, OPT_DEBUGFS },
@@ -143,6 +149,14 @@ int main(int argc, char **argv)
 			top.opts.top_funcs = strtol(optarg, &end, 10);
 			if (end == optarg || *end || top.opts.top_funcs < 0)
 				return bad_usage(&top, "--functions %s: not a count", optarg);
+			break;
+		case OPT_PROCS:
+			top.opts.top_procs = 20;
+			if (!optarg)
+				break;
+			top.opts.top_procs = strtol(optarg, &end, 10);
+			if (end == optarg || *end || top.opts.top_procs < 1)
+				return bad_usage(&top, "--processes=%s: not a positive count", optarg);
 			break;
 		case OPT_PROMETHEUS:
 			top.opts.prometheus = top.opts.batch = true;

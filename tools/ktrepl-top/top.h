@@ -24,6 +24,7 @@ enum top_view {
 	VIEW_NODES,
 	VIEW_CPUS,
 	VIEW_FUNCS,
+	VIEW_PROCS,
 };
 
 struct top_opts {
@@ -40,6 +41,7 @@ struct top_opts {
 	const char *kallsyms_path;
 	const char *modules_path;
 	int top_funcs;		/* functions per batch frame */
+	int top_procs;		/* --processes: rows per batch frame; 0 off */
 	/* --prometheus: the window's metrics instead of frames */
 	bool prometheus;
 	const char *prometheus_file;	/* NULL: stdout, once at the end */
@@ -83,6 +85,12 @@ void top_sorted_nodes(const struct top *top, int col, int *order, int *nr);
 void top_sorted_cpus(const struct top *top, int col, int *order, int *nr);
 void top_sorted_funcs(const struct top *top, int col, size_t *order,
 		      size_t *nr);
+/*
+ * The process view's rows by col, each described and named (its comm
+ * from /proc, "-" once it has gone): at most max, *nr of them.
+ */
+void top_proc_rows(const struct top *top, int col, struct kt_top_proc *rows,
+		   size_t max, size_t *nr);
 const char *top_sort_name(enum top_view view, int col);
 void top_sparkline(const struct kt_loc_node *n, char *buf, int width);
 

@@ -18,7 +18,7 @@
 
 struct tui {
 	enum top_view view;
-	int sort[3];		/* per view, 1..5 */
+	int sort[4];		/* per view, 1..5 */
 	int scroll;
 	int rows;		/* rows the current view has */
 	bool help;
@@ -29,6 +29,7 @@ static const char *const view_names[] = {
 	[VIEW_NODES] = "nodes",
 	[VIEW_CPUS] = "cpus",
 	[VIEW_FUNCS] = "functions",
+	[VIEW_PROCS] = "processes",
 };
 
 /* "~" after a share that rests on too few samples to mean much */
@@ -69,7 +70,7 @@ static void draw_header(const struct top *top, const struct tui *ui)
 		       top->fidelity.slow ? "SLOW" : "");
 		attroff(A_BOLD);
 	}
-	mvprintw(2, 0, "view: %s  sort: %s   n/c/f views  1-5 sort  d delay  h help  q quit   ~ <100 samples  ! rate <80%%",
+	mvprintw(2, 0, "view: %s  sort: %s   n/c/f/p views  1-5 sort  d delay  h help  q quit   ~ <100 samples  ! rate <80%%",
 		 view_names[ui->view], top_sort_name(ui->view, ui->sort[ui->view]));
 	if (top->refresh_error[0])
 		mvprintw(3, 0, "warning: %s", top->refresh_error);
@@ -179,6 +180,49 @@ static int draw_funcs(const struct top *top, struct tui *ui, int first,
 	return nr;
 }
 
+/*
+ * Which processes fetch kernel text remotely, and would gain from being
+ * bound to their node (numactl --cpunodebind): BIND marks those.
+ */
+static int draw_procs(const struct top *top, struct tui *ui, int first,
+		      int height)
+{
+	size_t nr = 0, i, max = top->loc.nr_procs;
+	struct kt_top_proc *rows = NULL;
+	char line[512];
+	int y = 0;
+
+	snprintf(line, sizeof(line), "%7s %-16s %-8s %-6s %4s %8s %7s %7s %4s",
+		 "PID", "COMM", "NODES", "TABLES", "SET", "SAMPLES", "LOCAL%",
+		 "REMOTE%", "BIND");
+	draw_row(TABLE_TOP, line, true);
+	if (max)
+		rows = calloc(max, sizeof(*rows));
+	if (rows)
+		top_proc_rows(top, ui->sort[VIEW_PROCS], rows, max, &nr);
+	for (i = first; i < nr && y < height; i++) {
+		const struct kt_top_proc *row = &rows[i];
+		struct kt_fetches t = kt_loc_proc_total(row->p);
+		char nodes[64], l[16], r[16], set[16] = "-";
+
+		kt_top_proc_nodes(row->p, nodes, sizeof(nodes));
+		pct_cell(l, sizeof(l), &t, false);
+		pct_cell(r, sizeof(r), &t, true);
+		if (row->set_node >= 0)
+			snprintf(set, sizeof(set), "%d", row->set_node);
+		snprintf(line, sizeof(line), "%7u %-16s %-8s %-6s %4s %8" PRIu64 " %s %s %4s",
+			 row->p->pid, row->comm, nodes, row->tables, set,
+			 t.local + t.remote + t.unresolved, l, r,
+			 row->to_bind ? "yes" : "-");
+		draw_row(TABLE_TOP + 1 + y++, line, false);
+	}
+	if (!nr)
+		draw_row(TABLE_TOP + 1, "  (no process fetched kernel text in this frame)",
+			 false);
+	free(rows);
+	return nr;
+}
+
 static void draw_help(void)
 {
 	static const char *const lines[] = {
@@ -187,6 +231,8 @@ static void draw_help(void)
 		"  n      node view: local and remote share per node",
 		"  c      CPU view",
 		"  f      hot remote functions",
+		"  p      processes: BIND yes ran on one node, on the master's",
+		"         tables (numactl --cpunodebind would make it local)",
 		"  1-5    sort by column 1..5 of the view",
 		"  Up/Dn  scroll (PgUp/PgDn, Home)",
 		"  d      set the refresh delay",
@@ -232,6 +278,9 @@ static void draw(const struct top *top, struct tui *ui)
 		break;
 	case VIEW_FUNCS:
 		ui->rows = draw_funcs(top, ui, ui->scroll, height);
+		break;
+	case VIEW_PROCS:
+		ui->rows = draw_procs(top, ui, ui->scroll, height);
 		break;
 	}
 	refresh();
@@ -281,6 +330,10 @@ static void handle_key(struct top *top, struct tui *ui, int ch)
 		break;
 	case 'f':
 		ui->view = VIEW_FUNCS;
+		ui->scroll = 0;
+		break;
+	case 'p':
+		ui->view = VIEW_PROCS;
 		ui->scroll = 0;
 		break;
 	case '1' ... '5':
@@ -433,7 +486,8 @@ static void terminal_taken(void)
 
 int top_run_tui(struct top *top)
 {
-	struct tui ui = { .view = VIEW_NODES, .sort = { 1, 1, 2 } };
+	struct tui ui = { .view = top->opts.top_procs ? VIEW_PROCS : VIEW_NODES,
+			  .sort = { 1, 1, 2, 2 } };
 	struct kt_err err;
 	int ret = 0;
 

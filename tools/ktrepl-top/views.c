@@ -10,6 +10,7 @@ static const char *const sort_names[][5] = {
 	[VIEW_NODES] = { "node", "cpus", "samples", "local%", "remote%" },
 	[VIEW_CPUS] = { "cpu", "node", "samples", "local%", "remote%" },
 	[VIEW_FUNCS] = { "name", "remote", "local", "remote%", "node" },
+	[VIEW_PROCS] = { "pid", "remote", "samples", "local%", "remote%" },
 };
 
 const char *top_sort_name(enum top_view view, int col)
@@ -18,19 +19,25 @@ const char *top_sort_name(enum top_view view, int col)
 }
 
 /* sort keys: larger first, except the identity columns */
+static double total_key(const struct kt_fetches *t, int col)
+{
+	switch (col) {
+	case 3:
+		return t->local + t->remote + t->unresolved;
+	case 4:
+		return kt_fetches_local_pct(t);
+	case 5:
+		return t->local + t->remote ? 100.0 - kt_fetches_local_pct(t) :
+					      -1;
+	}
+	return 0;
+}
+
 static double fetch_key(const struct kt_fetches *by_class, int col)
 {
 	struct kt_fetches t = kt_fetches_total(by_class);
 
-	switch (col) {
-	case 3:
-		return t.local + t.remote + t.unresolved;
-	case 4:
-		return kt_fetches_local_pct(&t);
-	case 5:
-		return t.local + t.remote ? 100.0 - kt_fetches_local_pct(&t) : -1;
-	}
-	return 0;
+	return total_key(&t, col);
 }
 
 struct sort_ctx {
@@ -96,6 +103,71 @@ static int cmp_func(const void *a, const void *b)
 	if (!c)
 		c = cmp_double_desc(f->remote, g->remote);
 	return c ? c : strcmp(f->name, g->name);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct kt_loc_proc *p = &sort_ctx.top->loc.procs[*(const size_t *)a];
+	const struct kt_loc_proc *q = &sort_ctx.top->loc.procs[*(const size_t *)b];
+	struct kt_fetches pt = kt_loc_proc_total(p), qt = kt_loc_proc_total(q);
+	int c = 0;
+
+	switch (sort_ctx.col) {
+	case 1:
+		c = p->pid < q->pid ? -1 : p->pid > q->pid;
+		break;
+	case 3:
+	case 4:
+	case 5:
+		c = cmp_double_desc(total_key(&pt, sort_ctx.col),
+				    total_key(&qt, sort_ctx.col));
+		break;
+	}
+	if (!c)
+		c = cmp_double_desc(pt.remote, qt.remote);
+	if (!c)
+		c = cmp_double_desc(pt.local + pt.remote + pt.unresolved,
+				    qt.local + qt.remote + qt.unresolved);
+	return c ? c : (p->pid < q->pid ? -1 : p->pid > q->pid);
+}
+
+static void proc_comm(uint32_t pid, char *buf, size_t len)
+{
+	char path[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "-");
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+void top_proc_rows(const struct top *top, int col, struct kt_top_proc *rows,
+		   size_t max, size_t *nr)
+{
+	size_t *order, i, n = top->loc.nr_procs;
+
+	*nr = 0;
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!order)
+		return;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	sort_ctx = (struct sort_ctx){ top, col };
+	qsort(order, n, sizeof(*order), cmp_proc);
+	for (i = 0; i < n && *nr < max; i++) {
+		struct kt_top_proc *row = &rows[(*nr)++];
+
+		memset(row, 0, sizeof(*row));
+		row->p = &top->loc.procs[order[i]];
+		proc_comm(row->p->pid, row->comm, sizeof(row->comm));
+		kt_top_proc_describe(&top->loc, &top->st, row);
+	}
+	free(order);
 }
 
 void top_sorted_nodes(const struct top *top, int col, int *order, int *nr)

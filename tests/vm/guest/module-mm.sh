@@ -200,6 +200,48 @@ echo auto=1 > $D/bind_ctl
 check "auto=1 binds it within 1 s" wait_for 1 bound_line $late
 check_log "the bind control logs nothing" ""
 
+# TEST: the process view
+# - on a replica node R: a process confined to R (bound), one that runs
+#   on R and the master node (the master's tables), and one confined to
+#   R but unbound by hand (node=-1): ktrepl-top --processes, run on the
+#   master node, shows each (the host judges: the first on R's set and
+#   local, the second on the master's with its R samples remote, the
+#   third marked to bind); plain batch output has the table
+# Expected log: none.
+start_test "the process view"
+# a replica node with CPUs: its own memory, so its own set
+own_set() { test "$(grep "^node=$1 " $D/summary | kv memory_node)" = "$1"; }
+R=$(for n in $nodes; do [ $n != $M ] && [ -n "$(cpus_of $n)" ] && own_set $n &&
+	echo $n; done | head -n1)
+taskset -c "$(cpus_of $R)" sh -c "$spin" &
+pv_conf=$!
+taskset -c $all sh -c "$spin" &
+pv_wide=$!
+# the scheduler may keep an unconfined spinner on one node a whole frame:
+# this one is moved between R and the master node every 0.2 s, and is
+# left alone by automatic binding (node=-1), so it runs on both, always
+# on the master's tables
+echo "pid=$pv_wide node=-1" > $D/bind_ctl
+(while :; do
+	taskset -p -c "$(cpus_of $R)" $pv_wide >/dev/null
+	sleep 0.2
+	taskset -p -c "$(cpus_of $M)" $pv_wide >/dev/null
+	sleep 0.2
+done) &
+pv_mover=$!
+taskset -c "$(cpus_of $R)" sh -c "$spin" &
+pv_hand=$!
+check "the confined process is bound" wait_for 1 bound_line $pv_conf
+check "the one to unbind is bound first" wait_for 1 bound_line $pv_hand
+echo "pid=$pv_hand node=-1" > $D/bind_ctl
+check "node=-1 unbinds it, and the scan leaves it so" \
+	sh -c "sleep 0.6; ! grep -q '^pid=$pv_hand ' $D/bind"
+emit pv echo "conf=$pv_conf wide=$pv_wide hand=$pv_hand node=$R"
+emit procs taskset -c "$(cpus_of $M)" ktrepl-top -j -n 2 -d 1 --processes=50
+emit procs_plain taskset -c "$(cpus_of $M)" ktrepl-top -b -n 1 -d 1 --processes
+kill $pv_mover $pv_conf $pv_wide $pv_hand
+check_log "the process view logs nothing" ""
+
 # TEST: a bound mm on another node's set
 # - inject mm: a bound mm's entry pointed at another node's set is a
 #   violation verify names, with the pid (the master's entry is not: a

@@ -29,12 +29,17 @@ void kt_loc_free(struct kt_locality *loc)
 	free(loc->workers);
 	free(loc->funcs);
 	free(loc->func_hash);
+	free(loc->procs);
+	free(loc->proc_hash);
 	loc->modules = NULL;
 	loc->workers = NULL;
 	loc->funcs = NULL;
 	loc->func_hash = NULL;
+	loc->procs = NULL;
+	loc->proc_hash = NULL;
 	loc->nr_modules = loc->nr_workers = loc->nr_funcs = 0;
 	loc->funcs_cap = loc->func_hash_cap = 0;
+	loc->nr_procs = loc->procs_cap = loc->proc_hash_cap = 0;
 }
 
 int kt_loc_set_rule(struct kt_locality *loc, const struct kt_state *st,
@@ -202,24 +207,115 @@ static size_t func_slot(uint64_t addr, size_t cap)
 	return (addr * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
 }
 
-static int func_rehash(struct kt_locality *loc, size_t cap)
+/*
+ * An open-addressed index of nr entries (index + 1 per slot, 0 empty),
+ * keyed by key_of(i), grown to cap slots: for functions and processes.
+ */
+static int index_rehash(uint32_t **index, size_t *index_cap, size_t cap,
+			size_t nr, uint64_t (*key_of)(const void *, size_t),
+			const void *entries)
 {
 	uint32_t *hash = calloc(cap, sizeof(*hash));
 	size_t i;
 
 	if (!hash)
 		return -ENOMEM;
-	for (i = 0; i < loc->nr_funcs; i++) {
-		size_t s = func_slot(loc->funcs[i].addr, cap);
+	for (i = 0; i < nr; i++) {
+		size_t s = func_slot(key_of(entries, i), cap);
 
 		while (hash[s])
 			s = (s + 1) & (cap - 1);
 		hash[s] = i + 1;
 	}
-	free(loc->func_hash);
-	loc->func_hash = hash;
-	loc->func_hash_cap = cap;
+	free(*index);
+	*index = hash;
+	*index_cap = cap;
 	return 0;
+}
+
+static uint64_t func_key(const void *funcs, size_t i)
+{
+	return ((const struct kt_loc_func *)funcs)[i].addr;
+}
+
+static uint64_t proc_key(const void *procs, size_t i)
+{
+	return ((const struct kt_loc_proc *)procs)[i].pid;
+}
+
+static int func_rehash(struct kt_locality *loc, size_t cap)
+{
+	return index_rehash(&loc->func_hash, &loc->func_hash_cap, cap,
+			    loc->nr_funcs, func_key, loc->funcs);
+}
+
+static struct kt_loc_proc *proc_get(struct kt_locality *loc, uint32_t pid)
+{
+	struct kt_loc_proc *p;
+	size_t s;
+
+	if (loc->nr_procs * 2 >= loc->proc_hash_cap &&
+	    index_rehash(&loc->proc_hash, &loc->proc_hash_cap,
+			 loc->proc_hash_cap ? loc->proc_hash_cap * 2 : 256,
+			 loc->nr_procs, proc_key, loc->procs))
+		return NULL;
+	s = func_slot(pid, loc->proc_hash_cap);
+	while (loc->proc_hash[s]) {
+		p = &loc->procs[loc->proc_hash[s] - 1];
+		if (p->pid == pid)
+			return p;
+		s = (s + 1) & (loc->proc_hash_cap - 1);
+	}
+	if (loc->nr_procs == loc->procs_cap) {
+		size_t cap = loc->procs_cap ? loc->procs_cap * 2 : 64;
+		struct kt_loc_proc *grown;
+
+		grown = realloc(loc->procs, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		loc->procs = grown;
+		loc->procs_cap = cap;
+	}
+	p = &loc->procs[loc->nr_procs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	loc->proc_hash[s] = ++loc->nr_procs;
+	return p;
+}
+
+struct kt_fetches kt_loc_proc_total(const struct kt_loc_proc *p)
+{
+	return kt_fetches_total_n(p->by_node, KT_NUMA_MAX_NODES);
+}
+
+int kt_loc_proc_nodes(const struct kt_loc_proc *p, int *only)
+{
+	int i, n = 0;
+
+	*only = -1;
+	for (i = 0; i < KT_NUMA_MAX_NODES; i++) {
+		const struct kt_fetches *f = &p->by_node[i];
+
+		if (f->local + f->remote + f->unresolved) {
+			n++;
+			*only = i;
+		}
+	}
+	if (n != 1)
+		*only = -1;
+	return n;
+}
+
+bool kt_loc_proc_to_bind(const struct kt_locality *loc,
+			 const struct kt_loc_proc *p, int master_node)
+{
+	struct kt_fetches t = kt_loc_proc_total(p);
+	int only;
+
+	if (loc->rule == KT_RULE_PERCPU || p->on_set || !t.remote ||
+	    kt_loc_proc_nodes(p, &only) != 1)
+		return false;
+	return loc->numa->memory_node[only] != master_node;
 }
 
 static struct kt_loc_func *func_get(struct kt_locality *loc, uint64_t ip)
@@ -270,7 +366,8 @@ static struct kt_loc_func *func_get(struct kt_locality *loc, uint64_t ip)
 void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 {
 	enum kt_text_class cls;
-	struct kt_fetches *nf, *cf, *sf, unused = { 0 };
+	struct kt_fetches *nf, *cf, *sf, *pf_node, unused = { 0 };
+	struct kt_loc_proc *pf;
 	struct kt_loc_func *f;
 	int cpu_node, home, page_node;
 	uint64_t root;
@@ -295,6 +392,12 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 	if (root != loc->master_root_pa)
 		loc->on_worker_tables++;
 	page_node = fetch_node(loc, root, s->ip);
+	pf = proc_get(loc, s->pid);
+	if (pf && root != loc->master_root_pa) {
+		pf->on_set++;
+		pf->set_root = root;
+	}
+	pf_node = pf ? &pf->by_node[cpu_node] : &unused;
 	nf = &loc->nodes[cpu_node].text[cls];
 	cf = &loc->cpus[s->cpu].text[cls];
 	sf = root != loc->master_root_pa ?
@@ -303,6 +406,7 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 		nf->unresolved++;
 		cf->unresolved++;
 		sf->unresolved++;
+		pf_node->unresolved++;
 		return;
 	}
 	f = func_get(loc, s->ip);
@@ -310,6 +414,7 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 		nf->local++;
 		cf->local++;
 		sf->local++;
+		pf_node->local++;
 		if (f)
 			f->local++;
 		return;
@@ -317,6 +422,7 @@ void kt_loc_add(struct kt_locality *loc, const struct kt_sample *s)
 	nf->remote++;
 	cf->remote++;
 	sf->remote++;
+	pf_node->remote++;
 	if (f) {
 		f->remote++;
 		f->node_remote[cpu_node]++;
@@ -330,17 +436,22 @@ void kt_loc_add_fn(const struct kt_sample *s, void *loc)
 	kt_loc_add(loc, s);
 }
 
-struct kt_fetches kt_fetches_total(const struct kt_fetches *by_class)
+struct kt_fetches kt_fetches_total_n(const struct kt_fetches *f, int n)
 {
 	struct kt_fetches t = { 0 };
 	int i;
 
-	for (i = 0; i < KT_TEXT_CLASSES; i++) {
-		t.local += by_class[i].local;
-		t.remote += by_class[i].remote;
-		t.unresolved += by_class[i].unresolved;
+	for (i = 0; i < n; i++) {
+		t.local += f[i].local;
+		t.remote += f[i].remote;
+		t.unresolved += f[i].unresolved;
 	}
 	return t;
+}
+
+struct kt_fetches kt_fetches_total(const struct kt_fetches *by_class)
+{
+	return kt_fetches_total_n(by_class, KT_TEXT_CLASSES);
 }
 
 double kt_fetches_local_pct(const struct kt_fetches *f)
@@ -429,6 +540,10 @@ void kt_loc_begin_frame(struct kt_locality *loc)
 	if (loc->func_hash)
 		memset(loc->func_hash, 0,
 		       loc->func_hash_cap * sizeof(*loc->func_hash));
+	loc->nr_procs = 0;
+	if (loc->proc_hash)
+		memset(loc->proc_hash, 0,
+		       loc->proc_hash_cap * sizeof(*loc->proc_hash));
 	memset(loc->cache, 0, sizeof(loc->cache));
 	loc->samples = loc->idle = loc->not_text = loc->lost = 0;
 	loc->throttles = 0;

@@ -67,6 +67,17 @@ struct kt_loc_func {
 	uint64_t node_remote[KT_NUMA_MAX_NODES];
 };
 
+/*
+ * One process's kernel text fetches in the frame, by the node of the CPU
+ * each sample came from: what ktrepl-top's process view shows.
+ */
+struct kt_loc_proc {
+	uint32_t pid;		/* the thread group */
+	struct kt_fetches by_node[KT_NUMA_MAX_NODES];
+	uint64_t on_set;	/* of them through a set not the master's */
+	uint64_t set_root;	/* the last such set's root */
+};
+
 struct kt_text_range {
 	uint64_t start;
 	uint64_t end;
@@ -122,6 +133,10 @@ struct kt_locality {
 	size_t nr_funcs, funcs_cap;
 	uint32_t *func_hash;	/* index + 1 into funcs; 0 is empty */
 	size_t func_hash_cap;
+	struct kt_loc_proc *procs;
+	size_t nr_procs, procs_cap;
+	uint32_t *proc_hash;	/* index + 1 into procs; 0 is empty */
+	size_t proc_hash_cap;
 	uint64_t samples;	/* everything the sampler delivered */
 	uint64_t idle;		/* in the idle task: nothing fetched */
 	uint64_t not_text;	/* kernel, but not executing text we know */
@@ -190,8 +205,21 @@ double kt_loc_cpu_hz(const struct kt_locality *loc, int cpu,
 /* enough resolved samples for a local share to mean something */
 bool kt_fetches_enough(const struct kt_fetches *f);
 
-/* sums over the text classes */
+/* a process's fetches summed over the nodes its CPUs were on */
+struct kt_fetches kt_loc_proc_total(const struct kt_loc_proc *p);
+/* how many nodes its samples came from; *only: the one, when that is 1 */
+int kt_loc_proc_nodes(const struct kt_loc_proc *p, int *only);
+/*
+ * A process to bind: every sample from one node whose memory is not
+ * master_node's, none through a set, some remote. Under percpu no
+ * process is: every CPU runs on its node's set.
+ */
+bool kt_loc_proc_to_bind(const struct kt_locality *loc,
+			 const struct kt_loc_proc *p, int master_node);
+
+/* sums over the text classes; over n of any array */
 struct kt_fetches kt_fetches_total(const struct kt_fetches *by_class);
+struct kt_fetches kt_fetches_total_n(const struct kt_fetches *f, int n);
 /* local share in percent of resolved fetches, or -1 with none */
 double kt_fetches_local_pct(const struct kt_fetches *f);
 

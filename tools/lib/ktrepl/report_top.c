@@ -48,15 +48,54 @@ bool kt_top_cpu_rate_ok(const struct kt_locality *loc, int cpu,
 	       KT_LOC_MIN_RATE_SHARE * rate_hz;
 }
 
+static uint64_t fetches_samples(const struct kt_fetches *t)
+{
+	return t->local + t->remote + t->unresolved;
+}
+
+void kt_top_proc_describe(const struct kt_locality *loc,
+			  const struct kt_state *st, struct kt_top_proc *row)
+{
+	const struct kt_loc_proc *p = row->p;
+	struct kt_fetches t = kt_loc_proc_total(p);
+	int i;
+
+	row->to_bind = kt_loc_proc_to_bind(loc, p, st->master_node);
+	if (loc->rule == KT_RULE_PERCPU) {
+		row->tables = "percpu";
+		row->set_node = -1;
+		return;
+	}
+	row->set_node = st->master_node;
+	if (!p->on_set) {
+		row->tables = "master";
+		return;
+	}
+	for (i = 0; i < st->nr_nodes; i++)
+		if (st->nodes[i].root_pa == p->set_root)
+			row->set_node = st->nodes[i].nid;
+	row->tables = p->on_set >= t.local + t.remote + t.unresolved ? "node" :
+								    "mixed";
+}
+
+/* "0,1": the nodes a process's samples came from */
+void kt_top_proc_nodes(const struct kt_loc_proc *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < KT_NUMA_MAX_NODES && used + 1 < len; i++)
+		if (fetches_samples(&p->by_node[i]))
+			used += snprintf(buf + used, len - used, "%s%d",
+					 used ? "," : "", i);
+}
+
 static bool frame_cpu_rate_ok(const struct kt_top_frame *f, int cpu)
 {
 	return kt_top_cpu_rate_ok(f->loc, cpu, f->rate_hz, f->frame_ns);
 }
 
-static uint64_t fetches_samples(const struct kt_fetches *t)
-{
-	return t->local + t->remote + t->unresolved;
-}
 
 static void plain_header(FILE *fp, const struct kt_top_frame *f)
 {
@@ -92,6 +131,32 @@ static void pct_str(const struct kt_fetches *t, bool remote, char *buf,
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%.1f", remote ? 100.0 - pct : pct);
+}
+
+static void plain_procs(FILE *fp, const struct kt_top_frame *f)
+{
+	size_t k;
+
+	fprintf(fp, "PROCESSES%s\n%7s %-16s %-8s %-6s %4s %8s %7s %7s %4s\n",
+		f->loc->rule == KT_RULE_PERCPU ?
+			" (percpu: every process runs on its CPU's node's set)" :
+			" (BIND yes: it ran on one node, on the master's tables)",
+		"PID", "COMM", "NODES", "TABLES", "SET", "SAMPLES", "LOCAL%",
+		"REMOTE%", "BIND");
+	for (k = 0; k < f->nr_procs; k++) {
+		const struct kt_top_proc *row = &f->procs[k];
+		struct kt_fetches t = kt_loc_proc_total(row->p);
+		char nodes[64], l[16], r[16], set[16] = "-";
+
+		kt_top_proc_nodes(row->p, nodes, sizeof(nodes));
+		pct_str(&t, false, l, sizeof(l));
+		pct_str(&t, true, r, sizeof(r));
+		if (row->set_node >= 0)
+			snprintf(set, sizeof(set), "%d", row->set_node);
+		fprintf(fp, "%7u %-16s %-8s %-6s %4s %8" PRIu64 " %7s %7s %4s\n",
+			row->p->pid, row->comm, nodes, row->tables, set,
+			fetches_samples(&t), l, r, row->to_bind ? "yes" : "-");
+	}
 }
 
 static void plain_frame(FILE *fp, const struct kt_top_frame *f)
@@ -142,6 +207,8 @@ static void plain_frame(FILE *fp, const struct kt_top_frame *f)
 		fprintf(fp, "%8" PRIu64 " %8" PRIu64 " %5d  %s\n", fn->remote,
 			fn->local, fn->node, fn->name);
 	}
+	if (f->procs)
+		plain_procs(fp, f);
 	fprintf(fp, "\n");
 }
 
@@ -214,6 +281,47 @@ static void json_header(struct json_writer *jw, const struct kt_top_frame *f)
 		jsonw_string_field(jw, "warning", f->warning);
 }
 
+static void json_procs(struct json_writer *jw, const struct kt_top_frame *f)
+{
+	size_t k;
+	int i;
+
+	jsonw_name(jw, "processes");
+	jsonw_start_array(jw);
+	for (k = 0; k < f->nr_procs; k++) {
+		const struct kt_top_proc *row = &f->procs[k];
+		struct kt_fetches t = kt_loc_proc_total(row->p);
+
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "pid", row->p->pid);
+		jsonw_string_field(jw, "comm", row->comm);
+		jsonw_name(jw, "nodes");
+		jsonw_start_array(jw);
+		for (i = 0; i < KT_NUMA_MAX_NODES; i++)
+			if (fetches_samples(&row->p->by_node[i]))
+				jsonw_int(jw, i);
+		jsonw_end_array(jw);
+		jsonw_string_field(jw, "tables", row->tables);
+		jsonw_int_field(jw, "set_node", row->set_node);
+		jsonw_uint_field(jw, "samples", fetches_samples(&t));
+		json_fetches(jw, &t);
+		jsonw_name(jw, "by_node");
+		jsonw_start_array(jw);
+		for (i = 0; i < KT_NUMA_MAX_NODES; i++) {
+			if (!fetches_samples(&row->p->by_node[i]))
+				continue;
+			jsonw_start_object(jw);
+			jsonw_int_field(jw, "node", i);
+			json_fetches(jw, &row->p->by_node[i]);
+			jsonw_end_object(jw);
+		}
+		jsonw_end_array(jw);
+		jsonw_bool_field(jw, "to_bind", row->to_bind);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_array(jw);
+}
+
 static void json_frame(struct json_writer *jw, const struct kt_top_frame *f)
 {
 	const struct kt_locality *loc = f->loc;
@@ -271,6 +379,8 @@ static void json_frame(struct json_writer *jw, const struct kt_top_frame *f)
 		jsonw_end_object(jw);
 	}
 	jsonw_end_array(jw);
+	if (f->procs)
+		json_procs(jw, f);
 	jsonw_end_object(jw);
 }
 

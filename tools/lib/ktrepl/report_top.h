@@ -11,6 +11,28 @@
 #include "state.h"
 
 /*
+ * One row of the process view. comm is the tool's to fill (it reads
+ * /proc); kt_top_proc_describe() fills the rest from the frame and state.
+ */
+struct kt_top_proc {
+	const struct kt_loc_proc *p;
+	char comm[17];
+	/*
+	 * whose tables its samples went through: "master", "node" (one
+	 * set's, set_node's), "mixed" (a set's and the master's: bound or
+	 * unbound during the frame), "percpu" (each CPU its node's)
+	 */
+	const char *tables;
+	int set_node;		/* -1 for percpu */
+	bool to_bind;		/* kt_loc_proc_to_bind() */
+};
+
+void kt_top_proc_describe(const struct kt_locality *loc,
+			  const struct kt_state *st, struct kt_top_proc *row);
+/* "0,1": the nodes a process's samples came from */
+void kt_top_proc_nodes(const struct kt_loc_proc *p, char *buf, size_t len);
+
+/*
  * One frame of ktrepl-top as plain data, so that the library prints it
  * without knowing the tool: what was measured (loc, over frame_ns, at
  * rate_hz of event), how far that can be trusted, the replication state
@@ -35,6 +57,9 @@ struct kt_top_frame {
 	/* indices into loc->funcs, those shown as hot remote functions */
 	const size_t *funcs;
 	size_t nr_funcs;
+	/* --processes: the rows, in order; NULL: no process view */
+	const struct kt_top_proc *procs;
+	size_t nr_procs;
 };
 
 /*
