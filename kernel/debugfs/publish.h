@@ -12,7 +12,9 @@ unsigned long ktrepl_direct_map(const struct ktrepl_provider *p);
 int ktrepl_desc_publish(const struct ktrepl_provider *provider);
 void ktrepl_desc_unpublish(void);
 void ktrepl_desc_refresh(bool may_sleep);
+struct ktrepl_desc;
 bool ktrepl_panic_roots_arm(u64 *slots, unsigned int nr,
+			    struct ktrepl_desc *desc,
 			    phys_addr_t (*read_root)(void));
 void ktrepl_panic_roots_disarm(void);
 /* the descriptor's PA, 0 when none: crash finds it by module symbol */

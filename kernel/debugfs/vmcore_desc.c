@@ -506,9 +506,10 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	 * propagate=0) it would itself leave the replicas behind.
 	 */
 	if (panic_probe_propagates() &&
-	    ktrepl_panic_roots_arm((void *)desc + off, nr_cpu_ids,
+	    ktrepl_panic_roots_arm((void *)desc + off, nr_cpu_ids, desc,
 				   prov->read_root)) {
 		desc->panic_root_off = off;
+		desc->flags |= KTREPL_DESC_F_PANIC_SITE;
 		off += nr_cpu_ids * sizeof(u64);
 	}
 

@@ -203,6 +203,22 @@ struct ktrepl_desc {
 	 * some out.
 	 */
 	__u32 bound_omitted;
+	/*
+	 * Added later, the nodes_off rule, and valid only with
+	 * KTREPL_DESC_F_PANIC_SITE in flags (the crash_save_cpu() probe was
+	 * armed): where the kernel died, for tools that have no crash and
+	 * no data symbols (arm64's Debian kernels have no KALLSYMS_ALL, so
+	 * no panic_cpu or crash_notes). Every stopping CPU writes them, the
+	 * panicking one last (it saves itself once the others have
+	 * stopped): its id (-1 until a crash), the pid current there, and
+	 * the pc of the registers it saved (an oops: the trapping
+	 * instruction) with arm64's link register (0 elsewhere). Written at
+	 * the crash, so outside fixed_sum.
+	 */
+	__s32 panic_cpu;
+	__u32 panic_pid;
+	__u64 panic_pc;
+	__u64 panic_lr;
 };
 
 /* where a header field lies; in the kernel and the tools alike */
@@ -266,7 +282,11 @@ KTREPL_DESC_FROZEN(ktrepl_desc, self_pa, 224, 8);
 KTREPL_DESC_FROZEN(ktrepl_desc, fixed_sum, 232, 8);
 KTREPL_DESC_FROZEN(ktrepl_desc, panic_root_off, 240, 4);
 KTREPL_DESC_FROZEN(ktrepl_desc, bound_omitted, 244, 4);
-KTREPL_DESC_FROZEN_SIZE(ktrepl_desc, 248);
+KTREPL_DESC_FROZEN(ktrepl_desc, panic_cpu, 248, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, panic_pid, 252, 4);
+KTREPL_DESC_FROZEN(ktrepl_desc, panic_pc, 256, 8);
+KTREPL_DESC_FROZEN(ktrepl_desc, panic_lr, 264, 8);
+KTREPL_DESC_FROZEN_SIZE(ktrepl_desc, 272);
 
 KTREPL_DESC_FROZEN(ktrepl_desc_node, nid, 0, 4);
 KTREPL_DESC_FROZEN(ktrepl_desc_node, memory_nid, 4, 4);
@@ -321,6 +341,7 @@ KTREPL_DESC_FROZEN_SIZE(ktrepl_desc_module_rodata, 16);
 
 #define KTREPL_DESC_F_MODULES_COUNTED (1U << 0)	/* modules_omitted */
 #define KTREPL_DESC_F_BOUND_COUNTED (1U << 1)	/* bound_omitted */
+#define KTREPL_DESC_F_PANIC_SITE (1U << 2)	/* panic_cpu .. panic_lr */
 
 /*
  * Every version-1 header has the fields up to cpu_root_off: a header
@@ -353,6 +374,10 @@ enum ktrepl_desc_late_field {
 	KTREPL_DESC_L_FIXED_SUM,
 	KTREPL_DESC_L_PANIC_ROOT_OFF,
 	KTREPL_DESC_L_BOUND_OMITTED,
+	KTREPL_DESC_L_PANIC_CPU,
+	KTREPL_DESC_L_PANIC_PID,
+	KTREPL_DESC_L_PANIC_PC,
+	KTREPL_DESC_L_PANIC_LR,
 	KTREPL_DESC_L_NR
 };
 
@@ -405,6 +430,18 @@ static inline const struct ktrepl_desc_late *ktrepl_desc_late_fields(void)
 			KTREPL_DESC_OFF(bound_omitted),
 			KTREPL_DESC_SIZE(bound_omitted),
 			KTREPL_DESC_F_BOUND_COUNTED },
+		[KTREPL_DESC_L_PANIC_CPU] = { "panic_cpu",
+			KTREPL_DESC_OFF(panic_cpu), KTREPL_DESC_SIZE(panic_cpu),
+			KTREPL_DESC_F_PANIC_SITE },
+		[KTREPL_DESC_L_PANIC_PID] = { "panic_pid",
+			KTREPL_DESC_OFF(panic_pid), KTREPL_DESC_SIZE(panic_pid),
+			KTREPL_DESC_F_PANIC_SITE },
+		[KTREPL_DESC_L_PANIC_PC] = { "panic_pc",
+			KTREPL_DESC_OFF(panic_pc), KTREPL_DESC_SIZE(panic_pc),
+			KTREPL_DESC_F_PANIC_SITE },
+		[KTREPL_DESC_L_PANIC_LR] = { "panic_lr",
+			KTREPL_DESC_OFF(panic_lr), KTREPL_DESC_SIZE(panic_lr),
+			KTREPL_DESC_F_PANIC_SITE },
 	};
 
 	return fields;

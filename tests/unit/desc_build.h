@@ -116,6 +116,15 @@ static inline uint8_t *fx_build_descriptor(const struct fx_desc_spec *s,
 						  0xffffffff82000000ULL };
 	regions[1] = (struct ktrepl_desc_region){ "rodata", 0xffffffff82000000ULL,
 						  0xffffffff82800000ULL };
+	/*
+	 * bytes past the names' NULs are junk a reader never looks at: no
+	 * zero word where a short header's absent field would lie
+	 */
+	for (i = 0; i < 2; i++) {
+		size_t n = strlen(regions[i].name) + 1;
+
+		memset(regions[i].name + n, 'x', sizeof(regions[i].name) - n);
+	}
 	off += 2 * sizeof(*regions);
 	h.extents_off = off;
 	h.cpu_node_off = off;
@@ -155,6 +164,12 @@ static inline uint8_t *fx_build_descriptor(const struct fx_desc_spec *s,
 		strcpy(h.failsafe_reason, "mirror_missed");
 	}
 	if (s->panic_roots) {
+		/* the probe armed: the site of a panic on CPU 1 */
+		h.flags |= KTREPL_DESC_F_PANIC_SITE;
+		h.panic_cpu = 1;
+		h.panic_pid = 4242;
+		h.panic_pc = 0xffffffff81000123ULL;
+		h.panic_lr = 0xffffffff81000456ULL;
 		h.panic_root_off = off;
 		panic_root = (void *)(buf + off);
 		panic_root[1] = s->root0 + s->node_stride;
@@ -163,7 +178,7 @@ static inline uint8_t *fx_build_descriptor(const struct fx_desc_spec *s,
 	h.size = off;
 	/* a shorter header is overlaid by the arrays past its end */
 	memcpy(buf, &h, hdr_end);
-	if (s->seal_pa && hdr_end >= sizeof(h))
+	if (s->seal_pa && hdr_end >= KTREPL_DESC_END(panic_root_off))
 		fx_seal_descriptor((void *)buf, s->seal_pa);
 	*len = size;
 	return buf;

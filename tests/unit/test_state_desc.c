@@ -46,7 +46,8 @@ static const struct header_field {
 	FIELD(module_rodata_off), FIELD(reserved), FIELD(modules_omitted),
 	FIELD(flags), FIELD(failsafe), FIELD(failsafe_active),
 	FIELD(failsafe_reason), FIELD(self_pa), FIELD(fixed_sum),
-	FIELD(panic_root_off), FIELD(bound_omitted),
+	FIELD(panic_root_off), FIELD(bound_omitted), FIELD(panic_cpu),
+	FIELD(panic_pid), FIELD(panic_pc), FIELD(panic_lr),
 };
 
 static const struct header_field *header_field(const char *name)
@@ -194,6 +195,8 @@ static const char *rule_of(const struct header_field *h)
 		return "flag MODULES_COUNTED";
 	if (l->flag == KTREPL_DESC_F_BOUND_COUNTED)
 		return "flag BOUND_COUNTED";
+	if (l->flag == KTREPL_DESC_F_PANIC_SITE)
+		return "flag PANIC_SITE";
 	return l->flag ? "a flag this test does not know" : "nodes_off";
 }
 
@@ -367,7 +370,7 @@ static int header_ends(uint32_t ends[KTREPL_DESC_L_NR + 1])
 }
 
 /* the points test_header_lengths makes for each header length */
-#define HEADER_LENGTH_POINTS 11
+#define HEADER_LENGTH_POINTS 12
 
 /*
  * Each header length, and each state fact a late field feeds: there
@@ -383,6 +386,7 @@ static void test_header_lengths(bool counted)
 		struct loaded l;
 		char junk[256] = "";
 		bool bound, mods, rodata, omitted, events, active, reason, panic;
+		bool site;
 		size_t len;
 		uint8_t *buf;
 
@@ -395,6 +399,7 @@ static void test_header_lengths(bool counted)
 		active = hdr_end >= KTREPL_DESC_END(failsafe_active);
 		reason = hdr_end >= KTREPL_DESC_END(failsafe_reason);
 		panic = hdr_end >= KTREPL_DESC_END(panic_root_off);
+		site = hdr_end >= KTREPL_DESC_END(panic_lr);
 		buf = build_descriptor(hdr_end, counted, &len);
 		if (!buf) {
 			tap_ok(0, "a %u-byte header: out of memory", hdr_end);
@@ -431,6 +436,10 @@ static void test_header_lengths(bool counted)
 			  "%u: fail-safe reason", hdr_end);
 		tap_eq_u64(l.st.panic_roots, panic, "%u: CPUs with a root at panic",
 			   hdr_end);
+		tap_eq_u64(l.st.have_panic_site ?
+				   l.st.panic_pc + (uint64_t)l.st.panic_cpu : 0,
+			   site ? 0xffffffff81000124ULL : 0,
+			   "%u: the panic site (cpu 1, pc ...123)", hdr_end);
 		kt_state_free(&l.st);
 	}
 }

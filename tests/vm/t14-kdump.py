@@ -230,22 +230,26 @@ def check_triage(arch, scenario, fmt, path, node, cpu):
         hits = [a for a in pan.get("addresses", [])
                 if a.get("in_diverged_range")]
         if verdict == "diverged":
-            ok = (pan.get("cpu") == cpu and any(
+            ok = (pan.get("cpu") == cpu and
+                  pan.get("registers_from") == "descriptor" and any(
                 a.get("sym", "").startswith("write_sysrq_trigger") and
                 a.get("range_sym", "").startswith("write_sysrq_trigger")
                 for a in hits))
             tap.ok(ok, f"{name} {what}: the panic on cpu {cpu} trapped in "
-                   "the diverged range at write_sysrq_trigger, from its "
-                   "crash note", json.dumps(pan, indent=1)[:2500])
+                   "the diverged range at write_sysrq_trigger, by the "
+                   "descriptor's panic site (no symbol needed)",
+                   json.dumps(pan, indent=1)[:2500])
         else:
             flips = [x for x in v.get("verify", {}).get("first", [])
                      if x.get("sym") == "int_sqrt+0x4" and
                      x.get("node") == node]
             tap.ok(pan.get("cpu") == cpu and pan.get("registers") and
+                   pan.get("registers_from") == "descriptor" and
                    not hits and flips,
-                   f"{name} {what}: cpu {cpu}'s registers are on no "
-                   f"diverged range, and verify names the flip on node "
-                   f"{node} (int_sqrt+0x4)",
+                   f"{name} {what}: cpu {cpu}'s registers (the "
+                   "descriptor's panic site) are on no diverged range, "
+                   f"and verify names the flip on node {node} "
+                   "(int_sqrt+0x4)",
                    json.dumps(v, indent=1)[:2500])
     with open(prom) as f:
         text = f.read()

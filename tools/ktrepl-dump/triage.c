@@ -136,11 +136,6 @@ static void judge_panic(struct dump_target *dt, struct judgement *j)
 	int n = 0;
 
 	kt_err_clear(&err);
-	if (!syms) {
-		snprintf(j->panic_error, sizeof(j->panic_error),
-			 "the dump's kallsyms cannot be read, so panic_cpu cannot be found");
-		return;
-	}
 	if (kt_panic_record_read(&dt->t, syms, &j->rec, &err)) {
 		snprintf(j->panic_error, sizeof(j->panic_error), "%s", err.msg);
 		return;
@@ -251,7 +246,7 @@ static void write_panic(struct json_writer *jw, struct dump_target *dt,
 	}
 	jsonw_bool_field(jw, "registers", j->rec.have_note);
 	if (j->rec.have_note) {
-		jsonw_string_field(jw, "registers_from", "crash_note");
+		jsonw_string_field(jw, "registers_from", j->rec.from);
 		jsonw_int_field(jw, "pid", j->rec.note.pid);
 	} else if (j->recorded && j->rec.cpu >= 0) {
 		jsonw_string_field(jw, "why_no_registers", j->rec.why_no_note);

@@ -198,12 +198,27 @@ static const char *read_note(struct kt_target *t, const struct kt_symtab *syms,
 int kt_panic_record_read(struct kt_target *t, const struct kt_symtab *syms,
 			 struct kt_panic_record *rec, struct kt_err *err)
 {
+	const struct kt_state *st = t->st;
 	int32_t cpu;
 	int ret;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->cpu = -1;
 	rec->why_no_note = "no CPU claimed the panic";
+	if (st->have_panic_site && st->panic_cpu >= 0) {
+		rec->from = "descriptor";
+		rec->cpu = st->panic_cpu;
+		rec->have_note = true;
+		rec->note.pid = (int)st->panic_pid;
+		rec->note.pc = st->panic_pc;
+		rec->note.lr = st->panic_lr;
+		rec->why_no_note = NULL;
+		return 0;
+	}
+	rec->from = "crash_note";
+	if (!syms)
+		return kt_err_set(err, ENOENT,
+				  "the descriptor records no panic site and there are no symbols for panic_cpu");
 	ret = read_symbol(t, syms, "panic_cpu", 0, &cpu, sizeof(cpu), err);
 	if (ret)
 		return ret;

@@ -60,12 +60,17 @@ struct kt_panic_record {
 	bool have_note;		/* note holds that CPU's registers */
 	struct kt_crash_note note;
 	const char *why_no_note;	/* static text, when !have_note */
+	/* "descriptor" (ktrepl's panic site) or "crash_note" (the kernel's) */
+	const char *from;
 };
 
 /*
- * panic_cpu and its crash note, read through the master's tables at the
- * addresses syms gives. -ENOENT: syms lacks panic_cpu (then nothing says
- * where the panic was); other reads that fail leave have_note false.
+ * Where the panic was: the descriptor's panic site where the module
+ * recorded one (no symbol needed: arm64's Debian kallsyms has no data
+ * symbols), else panic_cpu and its crash note, read through the master's
+ * tables at the addresses syms gives (syms may be NULL then). -ENOENT:
+ * neither says (no site, and syms lacks panic_cpu); reads that fail
+ * leave have_note false.
  */
 int kt_panic_record_read(struct kt_target *t, const struct kt_symtab *syms,
 			 struct kt_panic_record *rec, struct kt_err *err);

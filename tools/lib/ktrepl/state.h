@@ -213,6 +213,16 @@ struct kt_state {
 	 */
 	bool bound_incomplete;
 	unsigned int bound_omitted;
+	/*
+	 * Where the kernel died, from a dump's descriptor (its panic site,
+	 * where the module records one): the CPU that panicked (-1: none
+	 * got that far), the pid current there, and the pc and arm64 link
+	 * register of the registers it saved.
+	 */
+	bool have_panic_site;
+	int panic_cpu;
+	uint32_t panic_pid;
+	uint64_t panic_pc, panic_lr;
 	/* bindings that ended lately ("bind_history"), for exact sampling */
 	struct kt_bound_state *bound_past;
 	size_t nr_bound_past;

@@ -504,6 +504,11 @@ int kt_state_load_descriptor(struct kt_state *st, struct kt_memsrc *src,
 		st->bound_omitted ||
 		(!ktrepl_desc_has(&d, KTREPL_DESC_L_BOUND_OMITTED) &&
 		 d.nr_bound && st->nr_bound == d.nr_bound);
+	st->have_panic_site = ktrepl_desc_has(&d, KTREPL_DESC_L_PANIC_LR);
+	st->panic_cpu = st->have_panic_site ? d.panic_cpu : -1;
+	st->panic_pid = d.panic_pid;
+	st->panic_pc = d.panic_pc;
+	st->panic_lr = d.panic_lr;
 	ret = 0;
 out:
 	free(nodes);
