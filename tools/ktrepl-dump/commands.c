@@ -251,31 +251,9 @@ static double now_seconds(clockid_t clock)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/*
- * --prometheus[=FILE]: the metrics on stdout, or into FILE through a
- * temporary file renamed over it, so the textfile collector never reads
- * half a file.
- */
 static void emit_verify_metrics(FILE *fp, const void *run)
 {
 	kt_prometheus_write(fp, run);
-}
-
-static int write_prometheus(const struct kt_prometheus_run *run)
-{
-	const char *path = dump.args.prometheus_file;
-	struct kt_err err;
-
-	if (!path) {
-		kt_prometheus_write(stdout, run);
-		return fflush(stdout) ? EXIT_TROUBLE : 0;
-	}
-	kt_err_clear(&err);
-	if (kt_prometheus_write_file(path, emit_verify_metrics, run, &err)) {
-		kt_out_error(&dump.out, "%s", err.msg);
-		return EXIT_TROUBLE;
-	}
-	return 0;
 }
 
 static int ignore_violation(const struct kt_violation *v, void *arg)
@@ -395,7 +373,7 @@ int do_verify(int argc, char **argv)
 	if (ret) {
 		if (prometheus) {
 			run.duration = now_seconds(CLOCK_MONOTONIC) - times.start;
-			write_prometheus(&run);
+			dump_write_metrics(emit_verify_metrics, &run);
 		}
 		return ret;
 	}
@@ -427,7 +405,7 @@ int do_verify(int argc, char **argv)
 		run.st = &dt.st;
 		run.stats = &stats;
 		run.duration = now_seconds(CLOCK_MONOTONIC) - times.start;
-		if (write_prometheus(&run))
+		if (dump_write_metrics(emit_verify_metrics, &run))
 			ret = EXIT_TROUBLE;
 	}
 	times.reported = now_seconds(CLOCK_MONOTONIC);

@@ -3,6 +3,7 @@
 #define KTREPL_DUMP_MAIN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "check.h"
 #include "err.h"
@@ -98,6 +99,9 @@ int dump_check_vmlinux(struct dump_target *dt, struct kt_err *err);
 int dump_fail(const struct kt_err *err);
 int dump_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, uint64_t *val);
+/* --prometheus: emit(fp, arg) onto stdout, or into the FILE put in place */
+int dump_write_metrics(void (*emit)(FILE *fp, const void *arg),
+		       const void *arg);
 
 int do_read(int argc, char **argv);
 int do_summary(int argc, char **argv);

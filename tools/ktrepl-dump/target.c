@@ -8,6 +8,7 @@
 
 #include "kallsyms.h"
 #include "main.h"
+#include "prometheus.h"
 
 int parse_u64(const char *s, uint64_t *val)
 {
@@ -34,6 +35,29 @@ int dump_usage_error(const char *fmt, ...)
 	va_end(ap);
 	kt_out_error(&dump.out, "%s", msg);
 	return EXIT_TROUBLE;
+}
+
+/*
+ * --prometheus[=FILE]: the metrics on stdout, or into FILE through a
+ * temporary file renamed over it, so the textfile collector never reads
+ * half a file.
+ */
+int dump_write_metrics(void (*emit)(FILE *fp, const void *arg),
+		       const void *arg)
+{
+	const char *path = dump.args.prometheus_file;
+	struct kt_err err;
+
+	if (!path) {
+		emit(stdout, arg);
+		return fflush(stdout) ? EXIT_TROUBLE : 0;
+	}
+	kt_err_clear(&err);
+	if (kt_prometheus_write_file(path, emit, arg, &err)) {
+		kt_out_error(&dump.out, "%s", err.msg);
+		return EXIT_TROUBLE;
+	}
+	return 0;
 }
 
 int dump_open_memsrc(struct kt_memsrc **src)

@@ -702,24 +702,6 @@ static bool read_verdict(const struct dump_entry *d, struct read_verdict *rv)
 	return true;
 }
 
-static int write_metrics(const struct kt_prometheus_triage *tr)
-{
-	const char *path = dump.args.prometheus_file;
-	struct kt_err err;
-
-	if (!path) {
-		kt_prometheus_write_triage(stdout, tr);
-		return fflush(stdout) ? EXIT_TROUBLE : 0;
-	}
-	kt_err_clear(&err);
-	if (kt_prometheus_write_file(path, kt_prometheus_write_triage, tr,
-				     &err)) {
-		kt_out_error(&dump.out, "%s", err.msg);
-		return EXIT_TROUBLE;
-	}
-	return 0;
-}
-
 static void report_dump(const struct dump_entry *d,
 			const struct read_verdict *rv, bool judged_now)
 {
@@ -821,7 +803,7 @@ int do_triage(int argc, char **argv)
 		jsonw_end_object(dump.out.jw);
 	}
 	free(list);
-	if (prometheus && write_metrics(&tr))
+	if (prometheus && dump_write_metrics(kt_prometheus_write_triage, &tr))
 		ret = EXIT_TROUBLE;
 	return ret;
 }
