@@ -146,54 +146,6 @@ guest("module-onenode.sh", topo="1x2")
 guest("module-arm64.sh", arch="arm64", timeout=400)
 
 
-# x86_64 activation=mm (the default): node-confined processes on their
-# node's set, with 4- and 5-level paging and with PTI forced on
-for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
-                           ("2x2", None, "pti=on"),
-                           ("2x2+memless", None, "")):
-    name = (f"[x86_64 {topo} mm {cpu or 'default'}"
-            f"{' ' + cmdline if cmdline else ''}]")
-    lines = ktvm.run_guest(tap, "x86_64", topo,
-                           os.path.join(HERE, "guest", "module-mm.sh"),
-                           tools=[dump_tool, ktvm.tool("ktrepl-top")],
-                           name=name, cpu=cpu, cmdline=cmdline, timeout=300)
-    levels = ktvm.records(lines, "paging")
-    want = "5" if cpu == "max" else "4"
-    tap.ok(levels == [want], f"{name} the guest runs {want}-level paging "
-           f"({levels})")
-    if cmdline == "pti=on":
-        pti = ktvm.records(lines, "pti")
-        tap.ok(any("force enabled" in x for x in pti),
-               f"{name} the guest really runs with PTI", f"{pti}")
-    # judged is what ran on a node's set (ktvm.own_set_local, the rule
-    # t05 and t07 hold too); a node's whole figure also holds its unbound
-    # kernel threads (the scan's own work, RCU, timers), which run on the
-    # master's tables wherever they run, and is only shown
-    for tag, what in (("top", "its bound process"),
-                      ("top_fork", "short-lived bound children")):
-        frames = ktvm.json_records(tap, lines, tag)
-        tap.ok(len(frames) == 2 and all(f["activation"] == "mm" and
-                                        f["on_node_tables"] > 0
-                                        for f in frames),
-               f"{name} ktrepl-top resolves samples of {what} through "
-               "their sets", f"{[(f.get('frame'), f.get('activation'), f.get('on_node_tables')) for f in frames]}")
-        for f in frames:
-            for n in f["nodes"]:
-                tap.diag(f"{name} frame {f['frame']} node {n['node']}: "
-                         f"core text {n['core']['local_pct']}% local "
-                         f"overall")
-                if n.get("memory_node", n["node"]) == f["master_node"]:
-                    tap.diag(f"{name} frame {f['frame']}: node {n['node']}'s "
-                             "memory node holds the master, local with or "
-                             "without replication: not judged")
-                    continue
-                good, resolved, pct = ktvm.own_set_local(
-                    n["on_sets"]["core"])
-                tap.ok(good, f"{name} frame {f['frame']}: node "
-                       f"{n['node']}, busy with {what}, core text "
-                       f"{ktvm.own_set_desc(resolved, pct)}")
-    check_process_view(name, lines)
-
 def check_process_view(name, lines):
     """ktrepl-top --processes under mm (module-mm.sh, "the process
     view"): each process's fetches summed over the frames"""
@@ -272,6 +224,54 @@ def check_process_view(name, lines):
            f"{name} -b --processes: the table, the unbound process's BIND "
            "yes", "\n".join(plain[-30:]))
 
+
+# x86_64 activation=mm (the default): node-confined processes on their
+# node's set, with 4- and 5-level paging and with PTI forced on
+for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
+                           ("2x2", None, "pti=on"),
+                           ("2x2+memless", None, "")):
+    name = (f"[x86_64 {topo} mm {cpu or 'default'}"
+            f"{' ' + cmdline if cmdline else ''}]")
+    lines = ktvm.run_guest(tap, "x86_64", topo,
+                           os.path.join(HERE, "guest", "module-mm.sh"),
+                           tools=[dump_tool, ktvm.tool("ktrepl-top")],
+                           name=name, cpu=cpu, cmdline=cmdline, timeout=300)
+    levels = ktvm.records(lines, "paging")
+    want = "5" if cpu == "max" else "4"
+    tap.ok(levels == [want], f"{name} the guest runs {want}-level paging "
+           f"({levels})")
+    if cmdline == "pti=on":
+        pti = ktvm.records(lines, "pti")
+        tap.ok(any("force enabled" in x for x in pti),
+               f"{name} the guest really runs with PTI", f"{pti}")
+    # judged is what ran on a node's set (ktvm.own_set_local, the rule
+    # t05 and t07 hold too); a node's whole figure also holds its unbound
+    # kernel threads (the scan's own work, RCU, timers), which run on the
+    # master's tables wherever they run, and is only shown
+    for tag, what in (("top", "its bound process"),
+                      ("top_fork", "short-lived bound children")):
+        frames = ktvm.json_records(tap, lines, tag)
+        tap.ok(len(frames) == 2 and all(f["activation"] == "mm" and
+                                        f["on_node_tables"] > 0
+                                        for f in frames),
+               f"{name} ktrepl-top resolves samples of {what} through "
+               "their sets", f"{[(f.get('frame'), f.get('activation'), f.get('on_node_tables')) for f in frames]}")
+        for f in frames:
+            for n in f["nodes"]:
+                tap.diag(f"{name} frame {f['frame']} node {n['node']}: "
+                         f"core text {n['core']['local_pct']}% local "
+                         f"overall")
+                if n.get("memory_node", n["node"]) == f["master_node"]:
+                    tap.diag(f"{name} frame {f['frame']}: node {n['node']}'s "
+                             "memory node holds the master, local with or "
+                             "without replication: not judged")
+                    continue
+                good, resolved, pct = ktvm.own_set_local(
+                    n["on_sets"]["core"])
+                tap.ok(good, f"{name} frame {f['frame']}: node "
+                       f"{n['node']}, busy with {what}, core text "
+                       f"{ktvm.own_set_desc(resolved, pct)}")
+    check_process_view(name, lines)
 
 # module replication: a module loaded before ktrepl.ko and ones after,
 # file I/O on them, module patches, a flipped module byte, 20 reloads
