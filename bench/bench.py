@@ -506,6 +506,13 @@ SINGLE = {"verify-storm": verify_storm_bench, "modules": modules_bench,
           "ftrace": ftrace_bench, "load": load_bench,
           "scaling": scaling_bench, "aa": aa_bench,
           "verify-native": verify_native_bench}
+# a misspelt name would otherwise run the lot, for hours
+unknown = [a for a in only if a not in SINGLE]
+if unknown:
+    print(f"bench.py: unknown benchmark {', '.join(unknown)}; valid names: "
+          f"{', '.join(sorted(SINGLE))} (none: all of them; --check: judge "
+          "the goals)", file=sys.stderr)
+    sys.exit(2)
 for name in SINGLE:
     if name in only:
         SINGLE[name]()

@@ -24,6 +24,8 @@
 #define FX_TEXT_SIZE 0x2000ull
 #define FX_RODATA_VA (FX_TEXT_VA + FX_TEXT_SIZE)
 #define FX_RODATA_SIZE 0x1000ull
+/* the base page: text and rodata are mapped one 4K leaf per page */
+#define FX_PAGE_SIZE 0x1000ull
 #define FX_DMAP 0xffff888000000000ull
 
 #define FX_P 0x1ull
@@ -88,7 +90,7 @@ static inline void fx_build_node(struct fixture *fx, const struct fx_node *n)
 	fx_put(fx, n->root + 8 * fx_idx(FX_TEXT_VA, 39), n->pud | FX_P | FX_RW);
 	fx_put(fx, n->pud + 8 * fx_idx(FX_TEXT_VA, 30), n->pmd | FX_P | FX_RW);
 	fx_put(fx, n->pmd + 8 * fx_idx(FX_TEXT_VA, 21), n->pte | FX_P | FX_RW);
-	for (k = 0; k < FX_TEXT_SIZE; k += 0x1000)
+	for (k = 0; k < FX_TEXT_SIZE; k += FX_PAGE_SIZE)
 		fx_put(fx, fx_pte(n, FX_TEXT_VA + k),
 		       (n->text_pa + k) | FX_P | FX_GLB);
 	fx_put(fx, fx_pte(n, FX_RODATA_VA), n->rodata_pa | FX_P | FX_NX);
@@ -137,7 +139,7 @@ static inline void fx_set_state(struct fixture *fx)
 	strcpy(st->arch, "x86_64");
 	st->paging_levels = 4;
 	st->va_bits = 48;
-	st->page_size = 4096;
+	st->page_size = FX_PAGE_SIZE;
 	st->master_node = 0;
 	st->nodes_online = 2;
 	st->activation = KT_ACT_WORKLOAD;
