@@ -375,6 +375,16 @@ if ktvm.arch_selected("x86_64"):
                len(first) == 3, "Down scrolls the CPU view by one row", s)
         s = screen("funcs")
         tap.ok("FUNCTION" in s, "'f' shows the hot remote functions", s)
+        s = screen("procs")
+        # the workload's workers run on their nodes' sets: rows whose
+        # TABLES is node, with the set's node beside it
+        workers = re.findall(r"^\s+\d+\s+\S+\s+[\d,]+\s+node\s+\d+\s+\d+",
+                             s, re.M)
+        tap.ok("view: processes" in s and
+               re.search(r"PID\s+COMM\s+NODES\s+TABLES\s+SET", s) and
+               workers,
+               "'p' shows the process view, the workers on their nodes' "
+               "sets", s)
         s = screen("sorted")
         tap.ok("view: nodes" in s and "sort: local%" in s,
                "'n' then '4' sorts the node view by local%", s)

@@ -6,7 +6,7 @@
 # - ktrepl-top in a tmux pane on the master node (and this script's
 #   polling of the screen there too); once two frames are drawn, the
 #   screens after each key: the node view, h (help), c (CPUs), Down,
-#   f (functions), n 4 (sort), d 2 (delay), a 40x6 window and back, q
+#   f (functions), p (processes), n 4 (sort), d 2 (delay), a 40x6 window and back, q
 #   (the host checks each screen, ktrepl-top's exit status and the
 #   terminal's modes after it)
 # - stop the workers; rmmod
@@ -51,6 +51,8 @@ pane scrolled
 tmux send-keys -t t Up
 tmux send-keys -t t f
 pane funcs 1.5
+tmux send-keys -t t p
+pane procs 1.5
 tmux send-keys -t t n 4
 pane sorted
 tmux send-keys -t t d
