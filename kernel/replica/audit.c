@@ -293,7 +293,12 @@ int ktr_audit_force_miss(unsigned long va)
 	mutex_unlock(&audit_lock);
 	if (!c)
 		return -EOPNOTSUPP;
-	mod_delayed_work(system_wq, &audit_work, 0);
+	/*
+	 * The next pass finds it: now, or with audit_period_ms=0 (no pass
+	 * runs by itself) the one a fail-safe runs (audit_in_failsafe=1).
+	 */
+	if (READ_ONCE(audit_period_ms))
+		mod_delayed_work(system_wq, &audit_work, 0);
 	return 0;
 }
 #endif

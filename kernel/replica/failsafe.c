@@ -26,7 +26,10 @@
  * ones) are a miss source of their own: no hook, mirror or veto sees a
  * write while they are. The poll trips on them, and the work leaves
  * activation paused ("waiting") until the poll sees them armed again,
- * then repairs and checks as after any miss, and resumes.
+ * then repairs and checks as after any miss, and resumes. The test
+ * build's propagate=0 is one more: every patch it drops trips, and the
+ * work waits, with the replicas left stale for the tools to find and
+ * nothing running on them, until propagate=1 (ktr_failsafe_recheck()).
  *
  * Trips come from any context (the patch hooks, the audit, the periodic
  * poll of the probes' miss counters): ktr_failsafe_trip() only sets a
@@ -197,6 +200,32 @@ bool ktr_failsafe_waiting(void)
 }
 
 /*
+ * A switch that left writes unwatched was turned back on (the test
+ * build's propagate=1): a waiting fail-safe checks and resumes now, not
+ * at the next audit pass, which a test may have stopped. Any context.
+ */
+void ktr_failsafe_recheck(void)
+{
+	if (READ_ONCE(waiting) && !READ_ONCE(closed))
+		queue_work(system_unbound_wq, &failsafe_work);
+}
+
+/*
+ * What leaves writes unwatched now: a switch that silences our probes
+ * (*probes: "kprobes", "ftrace"), or the test build's propagate=0, which
+ * drops every patch; NULL when every write is watched. Process context.
+ */
+static const char *unwatched(bool *probes)
+{
+	const char *unarmed = ktr_probes_unarmed();
+
+	*probes = unarmed != NULL;
+	if (unarmed)
+		return unarmed;
+	return ktr_test_propagate() ? NULL : "propagate";
+}
+
+/*
  * Is this event the failsafe_limit-th within failsafe_window_s? Process
  * context, under failsafe_lock.
  */
@@ -276,22 +305,33 @@ static void give_up(const char *refusal, const char *what)
 
 static void failsafe_fn(struct work_struct *work)
 {
-	const char *refusal, *unarmed;
+	const char *refusal, *source;
 	unsigned long why;
+	bool probes;
 
 	mutex_lock(&failsafe_lock);
 	why = xchg(&pending, 0);
-	/* the same disarm, seen again before the work could wait on it */
-	if (waiting)
+	/*
+	 * The source it waits on, seen again: the same disarm, or another
+	 * patch that propagate=0 dropped. Nothing runs on the replicas, and
+	 * the resume checks them all.
+	 */
+	if (waiting) {
 		why &= ~BIT(KTR_FS_PROBES_DISARMED);
+		if (!ktr_test_propagate())
+			why &= ~BIT(KTR_FS_PATCH_MISSED);
+	}
 	if ((!why && !waiting) || closed)
 		goto out;
 	if (!why) {
-		/* the poll saw the probes armed again */
-		if (ktr_probes_unarmed())
+		/* the poll saw the probes armed again, or propagate=1 */
+		if (unwatched(&probes))
 			goto out;
-		pr_info("fail-safe (%s): the probes are armed again; checking the replicas\n",
-			reason_name(last_reason));
+		pr_info("fail-safe (%s): %s; checking the replicas\n",
+			reason_name(last_reason),
+			last_reason == KTR_FS_PROBES_DISARMED ?
+				"the probes are armed again" :
+				"propagation is on again");
 		goto repair;
 	}
 	nr_events++;
@@ -321,13 +361,18 @@ repair:
 	 * nothing runs on the replicas while waiting, and the re-arm
 	 * repairs and checks them all.
 	 */
-	unarmed = ktr_probes_unarmed();
-	if (unarmed) {
+	source = unwatched(&probes);
+	if (source && probes) {
 		/* what the audit saw was the disarm's own writes */
 		last_reason = KTR_FS_PROBES_DISARMED;
 		if (!waiting)
 			pr_err("fail-safe (%s): %s is disarmed: activation stays paused until it is armed again\n",
-			       reason_name(last_reason), unarmed);
+			       reason_name(last_reason), source);
+	} else if (source && !waiting) {
+		pr_err("fail-safe (%s): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1\n",
+		       reason_name(last_reason));
+	}
+	if (source) {
 		WRITE_ONCE(waiting, true);
 		goto out_changed;
 	}

@@ -22,6 +22,7 @@ void ktr_failsafe_trip(enum ktr_failsafe_reason why);	/* any context */
 void ktr_failsafe_poll(void);				/* any context */
 bool ktr_failsafe_poll_armed(void);			/* process */
 bool ktr_failsafe_waiting(void);			/* any context */
+void ktr_failsafe_recheck(void);			/* any context */
 /* a trip the work under way repairs: under failsafe_lock */
 void ktr_failsafe_absorb(enum ktr_failsafe_reason why);
 /* armed.c: process context */

@@ -486,11 +486,71 @@ u64 ktr_fresh_probe_misses(void)
 NOKPROBE_SYMBOL(ktr_fresh_probe_misses);
 
 #ifdef KTREPL_TEST
-/* test build: a table free the veto probe could not handle */
-int ktr_fresh_force_miss(void)
+static bool table_empty(const u64 *table, int level)
 {
+	unsigned int e;
+
+	for (e = 0; e < 1U << ktr.geom.bits[level]; e++)
+		if (ktr_pte_present(READ_ONCE(table[e])))
+			return false;
+	return true;
+}
+
+/*
+ * Under stop_machine, so that no populate is between its re-check and its
+ * write: the master's entry over the highest-VA empty lower table of the
+ * highest copied level (the root first: a span no one maps) is cleared,
+ * as a table free the veto missed would leave it. The node copies keep
+ * pointing at that table until the fail-safe rebuilds them, so it is
+ * never freed (a page, in the test build).
+ */
+static int lose_table_cb(void *arg)
+{
+	int l, i, e;
+
+	for (l = 0; l < ktr.geom.levels - 1; l++) {
+		for (i = 0; i < nr_copied; i++) {
+			const struct copied_table *t = &copied[i];
+
+			if (t->level != l)
+				continue;
+			for (e = entries_of(t) - 1; e >= 0; e--) {
+				u64 v = READ_ONCE(t->table[e]), none = 0;
+
+				if (!ktr_pte_present(v) ||
+				    ktr_pte_leaf(v, l, ktr.geom.levels) ||
+				    !table_empty(ktr_table_va(v), l + 1))
+					continue;
+				ktr_write_phys(__pa(&t->table[e]), &none,
+					       sizeof(none));
+				ktr_arch_tables_changed();
+				*(int *)arg = l << 16 | e;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * Test build: a table free the veto probe could not handle ('miss
+ * kind=veto'); with lose_table ('miss kind=table_lost') the free also
+ * happened, and a copied page lost a pre-populated table, which only
+ * ktr_fresh_intact() can see.
+ */
+int ktr_fresh_force_miss(bool lose_table)
+{
+	int ret, where;
+
 	if (!nr_veto_probes)
 		return -EOPNOTSUPP;
+	if (lose_table) {
+		ret = stop_machine(lose_table_cb, &where, NULL);
+		if (ret)
+			return ret;
+		pr_info("inject: the master's level-%d table page lost its table at entry %d, as after a missed veto\n",
+			where >> 16, where & 0xffff);
+	}
 	veto_probes[0].nmissed++;
 	ktr_failsafe_poll();
 	return 0;

@@ -12,7 +12,8 @@
  *   stale node=N [level=L]
  *   pm_revert node=N
  *   mm pid=P node=N
- *   miss kind=patch|probe|mirror|veto | miss kind=audit (sym=S [off=O] | va=V)
+ *   miss kind=patch|probe|mirror|veto|table_lost
+ *   miss kind=audit (sym=S [off=O] | va=V)
  *
  * Context: process (a debugfs write), on a kernel the test keeps quiet.
  */
@@ -335,7 +336,9 @@ int ktr_inject(const char *text)
 		if (!strcmp(cmd.kind, "mirror"))
 			return ktr_mirror_force_miss();
 		if (!strcmp(cmd.kind, "veto"))
-			return ktr_fresh_force_miss();
+			return ktr_fresh_force_miss(false);
+		if (!strcmp(cmd.kind, "table_lost"))
+			return ktr_fresh_force_miss(true);
 		return ktr_patch_force_miss(cmd.kind, cmd.va);
 	}
 	return -EINVAL;

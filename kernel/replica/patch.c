@@ -118,13 +118,7 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 	/* before the copy is taken, the copy itself will carry the patch */
 	if (!ktr_replicas_ready())
 		return false;
-	if (!ktr_test_propagate()) {
-		atomic64_inc(&nr_missed);
-		ktr_patch_log_add(va, len, 0, false);
-		ktr_notify_changed(false);
-		return false;
-	}
-	if (ktr_patch_drop_forced(va, len))
+	if (ktr_patch_dropped(va, len))
 		return false;
 	atomic64_inc(&patch_window);
 	raw_spin_lock_irqsave(&hook_lock, flags);
@@ -167,30 +161,33 @@ void ktr_patch_window_step(void)
 }
 NOKPROBE_SYMBOL(ktr_patch_window_step);
 
-/* the arch's hook: a patch it passed on itself, or one it had to miss */
 /*
- * Test build: whether the patch at [va, va + len) is one that 'miss
- * kind=patch' asked the hook to drop; it is then counted, logged and
- * tripped on as a real drop would be. Both hooks' paths (the text patch
- * functions, arm64's poke) ask. Context: any.
+ * Test build: whether the patch at [va, va + len) is left out of the
+ * replicas on purpose, with propagate=0 or because 'miss kind=patch'
+ * asked for one drop. It is then a miss like any other: counted, logged
+ * and tripped on, so no CPU or process stays on replicas that lack it.
+ * With propagate=0 the fail-safe then waits, repairing nothing, until
+ * propagation is on again: the staleness stays for the tools to find,
+ * and nothing runs on it. Both hooks' paths (the text patch functions,
+ * arm64's poke) ask. Context: any.
  */
-bool ktr_patch_drop_forced(unsigned long va, size_t len)
+bool ktr_patch_dropped(unsigned long va, size_t len)
 {
-	if (!KTR_TEST_BUILD || !atomic_add_unless(&force_drop, -1, 0))
+	if (!KTR_TEST_BUILD)
+		return false;
+	if (ktr_test_propagate() && !atomic_add_unless(&force_drop, -1, 0))
 		return false;
 	atomic64_inc(&nr_missed);
 	ktr_patch_log_add(va, len, 0, false);
+	ktr_notify_changed(false);
 	ktr_failsafe_trip(KTR_FS_PATCH_MISSED);
 	return true;
 }
-NOKPROBE_SYMBOL(ktr_patch_drop_forced);
+NOKPROBE_SYMBOL(ktr_patch_dropped);
 
-void ktr_patch_count(size_t len, bool missed)
+/* the arch's hook: a patch it passed on the replicas itself */
+void ktr_patch_count(size_t len)
 {
-	if (missed) {
-		atomic64_inc(&nr_missed);
-		return;
-	}
 	atomic64_inc(&nr_patches);
 	atomic64_add(len, &nr_patch_bytes);
 }

@@ -34,8 +34,8 @@ bool ktr_patch_excludable(void);
 /* patch.c, for the hooks; any context */
 bool ktr_propagate_patch(struct pt_regs *regs, bool *made);
 void ktr_patch_window_step(void);
-void ktr_patch_count(size_t len, bool missed);
-bool ktr_patch_drop_forced(unsigned long va, size_t len);	/* test build */
+void ktr_patch_count(size_t len);
+bool ktr_patch_dropped(unsigned long va, size_t len);	/* test build */
 unsigned long ktr_hook_lock(void);	/* ktr_hook_unlock(flags) after */
 void ktr_hook_lock_assert_held(void);
 

@@ -241,7 +241,7 @@ static void sync_poked_page(void)
 	ktr_arch_sync_icache(master + first, poked.va + first, len);
 	poked.chunk = NULL;
 	ktr_hook_unlock(flags);
-	ktr_patch_count(len, false);
+	ktr_patch_count(len);
 	ktr_patch_log_add(poked.va + first, len, written, true);
 	ktr_notify_changed(false);
 }
@@ -268,13 +268,7 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 	c = chunk_at_master_pa(pa, &va);
 	if (!c)
 		return 0;
-	if (!ktr_test_propagate()) {
-		ktr_patch_count(0, true);
-		ktr_patch_log_add(va & PAGE_MASK, PAGE_SIZE, 0, false);
-		ktr_notify_changed(false);
-		return 0;
-	}
-	if (ktr_patch_drop_forced(va & PAGE_MASK, PAGE_SIZE))
+	if (ktr_patch_dropped(va & PAGE_MASK, PAGE_SIZE))
 		return 0;
 	memcpy(poked.before, phys_to_virt(pa), PAGE_SIZE);
 	flags = ktr_hook_lock();

@@ -36,7 +36,7 @@ int ktr_inject(const char *cmd);
 int ktr_patch_force_miss(const char *kind, unsigned long va);	/* patch.c */
 int ktr_audit_force_miss(unsigned long va);			/* audit.c */
 int ktr_mirror_force_miss(void);			/* mirror.c */
-int ktr_fresh_force_miss(void);				/* fresh.c */
+int ktr_fresh_force_miss(bool lose_table);		/* fresh.c */
 bool ktr_test_audit_in_failsafe(void);	/* audit_in_failsafe=1 */
 void ktr_audit_pass_now(void);				/* audit.c */
 /*

@@ -15,9 +15,14 @@
 #   veto   - (percpu) a copied table's free that the veto probe could not
 #            handle: the node tables are checked against the master's
 #            and the copied pages' pre-population, and resume;
+#   table lost - (percpu) such a free that did happen: a copied page
+#            lost its pre-populated table, and replication stays off;
 # and two without the inject, as an admin makes them:
 #   kprobes, ftrace - the kernel's switch that silences the probes is
 #            turned off: activation waits, paused, until it is on again;
+#   propagate - the test build's propagate=0 drops every patch: each
+#            trips, and activation waits, paused, with the replicas left
+#            stale for the tools, until propagate=1;
 #   recurring - a reload with failsafe_limit=2: an audit that finds a
 #            miss while its fail-safe runs adds no event, and the second
 #            event in the window leaves replication off;
@@ -234,6 +239,67 @@ ktrepl: fail-safe: * rebuilt from the master's, 0 still differ
 ktrepl: fail-safe (probes_disarmed): every replica equals the master again; activation resumed"
 done
 
+# TEST: propagate (the test build's propagate=0)
+# - propagate=0, then a static key flipped on: the hook drops the patch,
+#   counts it missed and trips: a fail-safe event, reason patch_missed;
+#   activation waits, paused, nothing on the node tables
+# - the replicas stay stale, for the tools to find: the diff lists the
+#   key's sites
+# - the key flipped off and on again: dropped too, and no further event
+# - propagate=1: the replicas are recopied, activation resumes, and the
+#   next verify is healthy
+# Expected log:
+#	% echo 0 > propagate, and the key flipped on
+#	fail-safe (patch_missed): a write may have missed the replicas;
+#	  every CPU and process is back on the master's tables
+#	fail-safe (patch_missed): propagate=0 leaves patches out of the
+#	  replicas: activation stays paused until propagate=1
+#	% echo 1 > propagate
+#	fail-safe (patch_missed): propagation is on again; checking the
+#	  replicas
+#	fail-safe: M replica page(s) recopied from the master, 0 still differ
+#	fail-safe: L node table entries rebuilt from the master's, ...
+#	fail-safe (patch_missed): every replica equals the master again;
+#	  activation resumed
+start_test "propagate"
+P=/sys/module/ktrepl/parameters/propagate
+n0=$(fs failsafe)
+m0=$(head -n1 $D/patches | kv missed)
+check "[propagate] propagate=0, and a static key flipped on" \
+	logged sh -c "echo 0 > $P; echo 1 > /proc/sys/kernel/sched_schedstats"
+check "[propagate] the dropped patch trips: a fail-safe event, reason patch_missed" \
+	wait_for 10 event_after $n0 patch_missed
+check "[propagate] activation waits, paused: failsafe_active=1, nothing on the node tables" \
+	wait_for 10 waiting_paused
+ktrepl-dump diff > /tmp/pd.txt 2>&1
+rc=$?
+sed 's/^/# /' /tmp/pd.txt | head -n 4
+check "[propagate] the replicas stay stale for the tools: diff exits 1 and lists ranges" \
+	sh -c "[ $rc = 1 ] && grep -Eq '^[1-9][0-9]* differing range' /tmp/pd.txt"
+check "[propagate] each dropped patch is counted missed ($m0 -> $(head -n1 $D/patches | kv missed))" \
+	sh -c "[ $(head -n1 $D/patches | kv missed) -gt $m0 ]"
+echo 0 > /proc/sys/kernel/sched_schedstats
+echo 1 > /proc/sys/kernel/sched_schedstats
+sleep 3
+check "[propagate] more drops while it waits add no event" \
+	events_are $((n0 + 1)) 1
+check "[propagate] still nothing on the node tables" all_on_master
+check "[propagate] propagate=1" logged sh -c "echo 1 > $P"
+check "[propagate] the fail-safe ends: failsafe_active=0" wait_for 10 ended
+check "[propagate] activation $act is in force again" \
+	wait_for 5 on_node_tables
+check "[propagate] still one event" events_are $((n0 + 1)) 0
+verified_after_resume propagate
+echo 0 > /proc/sys/kernel/sched_schedstats
+check_log "the fail-safe's log" "% sh -c echo 0 > $P; echo 1 > /proc/sys/kernel/sched_schedstats
+ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: fail-safe (patch_missed): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1
+% sh -c echo 1 > $P
+ktrepl: fail-safe (patch_missed): propagation is on again; checking the replicas
+ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe: * rebuilt from the master's, 0 still differ
+ktrepl: fail-safe (patch_missed): every replica equals the master again; activation resumed"
+
 # TEST: bindings (mm)
 # - bind an unconfined process to the replica node by hand, and unbind
 #   the confined spinner by hand (excluded from the automatic binding)
@@ -329,16 +395,52 @@ else
 	verified_after_resume veto
 	check_log "the fail-safe's log" "...
 $(failsafe_log veto_missed "every replica equals the master again; activation resumed")"
-	check "[veto] rmmod ktrepl" rmmod ktrepl
 fi
+
+# TEST: table lost (percpu)
+# - in the same load: a veto miss whose free did happen ('miss
+#   kind=table_lost'): the master's entry over a pre-populated table of a
+#   copied page is empty now
+# - a fail-safe event, reason veto_missed; the node's entry is rebuilt
+#   from the master's (1), but a copied page without its table cannot
+#   stay fresh (ktr_fresh_intact()): replication stays off,
+#   failsafe_tables_unverified, every CPU on the master's tables
+# - rmmod
+# Expected log: the inject's line, then the fail-safe's steps and its
+# give-up
+start_test "table lost"
+if [ "$act" != percpu ]; then
+	skip "[table lost]" "activation $act copies no table page"
+else
+	n0=$(fs failsafe)
+	check "[table lost] inject 'miss kind=table_lost'" \
+		sh -c "echo 'miss kind=table_lost' > $D/inject"
+	check "[table lost] a fail-safe event is counted, reason veto_missed" \
+		wait_for 10 event_after $n0 veto_missed
+	tables_lost() {
+		[ "$(fs activation)" = inactive ] &&
+			[ "$(fs activation_reason)" = failsafe_tables_unverified ]
+	}
+	check "[table lost] replication stays off: activation_reason=failsafe_tables_unverified" \
+		wait_for 10 tables_lost
+	check "[table lost] nothing runs on the node tables" all_on_master
+	check_log "the fail-safe's log" "...
+ktrepl: inject: the master's level-* table page lost its table at entry *, as after a missed veto
+ktrepl: fail-safe (veto_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe: 1 node table entry rebuilt from the master's, 0 still differ
+ktrepl: fail-safe: a copied table page lost a pre-populated table: a node's copy can no longer stay fresh
+ktrepl: fail-safe (veto_missed): replication stays off: failsafe_tables_unverified"
+fi
+[ "$act" = percpu ] && check "rmmod ktrepl" rmmod ktrepl
 
 # TEST: recurring
 # - reload with failsafe_limit=2, audit_in_failsafe=1 (an audit pass
 #   runs inside each fail-safe, after the pause and before the repair,
 #   where the periodic audit may land) and audit_period_ms=0 (no other
 #   audit runs)
-# - a static key flipped with propagate=0: the master's text changed and
-#   no replica did; propagate=1 again
+# - a replica page made to differ where the master changed ('miss
+#   kind=audit'), which no pass finds by itself (audit_period_ms=0)
 # - a missed table update trips the fail-safe; the audit in its window
 #   finds the stale page and trips too, and the repair recopies the page
 #   and absorbs that trip: one event, and activation resumes
@@ -360,16 +462,13 @@ fi
 check "[recurring] activation $act is in force" wait_for 5 on_node_tables
 n0=$(fs failsafe)
 a0=$(fs audit_repairs)
-P=/sys/module/ktrepl/parameters/propagate
-echo 0 > $P
-echo 1 > /proc/sys/kernel/sched_schedstats
-echo 1 > $P
+check "[recurring] inject 'miss kind=audit', found by no pass yet" \
+	sh -c "echo 'miss kind=audit sym=$cold off=4' > $D/inject"
 check "[recurring] inject 'miss kind=mirror'" \
 	sh -c "echo 'miss kind=mirror' > $D/inject"
 check "[recurring] miss 1: a fail-safe event is counted" \
 	wait_for 10 event_after $n0 mirror_missed
 check "[recurring] and it resumed: failsafe_active=0" wait_for 10 ended
-echo 0 > /proc/sys/kernel/sched_schedstats
 # a second event would follow the first at once (its trip queued the work)
 sleep 1
 check "[recurring] the audit in the window found the stale page (audit_repairs $a0 -> $(fs audit_repairs))" \

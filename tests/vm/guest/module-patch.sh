@@ -63,10 +63,13 @@ check_log "patching logs nothing" ""
 # TEST: propagation off
 # - the test build's propagate=0: the same actions leave the replicas
 #   behind, and the host reads where (jl_diff, jl_patches)
+# - the first patch it drops trips the fail-safe, which waits, paused,
+#   with the replicas left stale
 # - the function tracer: over 1000 ftrace sites differ, each at a
 #   function's entry, named; after it is off again none differs
+# - propagate=1: the fail-safe recopies the replicas and resumes
 # - rmmod
-# Expected log: the unload's only.
+# Expected log: the fail-safe's trip and wait; its resume; the unload's.
 start_test "propagation off"
 echo 0 > /sys/module/ktrepl/parameters/propagate
 echo 1 > /proc/sys/kernel/sched_schedstats
@@ -92,7 +95,16 @@ echo nop > $T/current_tracer
 ktrepl-dump diff > /tmp/ft.txt
 check "function tracer off: no ftrace site differs any more" \
 	sh -c "! grep -q '\[ftrace\]$' /tmp/ft.txt"
+echo 1 > /sys/module/ktrepl/parameters/propagate
+resumed() { [ "$(head -n1 $D/summary | kv failsafe_active)" = 0 ]; }
+check "propagate=1: the fail-safe resumes" wait_for 10 resumed
 check "rmmod ktrepl" logged rmmod ktrepl
-check_log "a replica left behind is not the module's to log" "$(unload_log)"
+check_log "the dropped patches' fail-safe, then the unload" "ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+ktrepl: fail-safe (patch_missed): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1
+ktrepl: fail-safe (patch_missed): propagation is on again; checking the replicas
+ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
+ktrepl: fail-safe: * rebuilt from the master's, 0 still differ
+ktrepl: fail-safe (patch_missed): every replica equals the master again; activation resumed
+$(unload_log)"
 check_dmesg_clean
 done_testing

@@ -11,10 +11,12 @@
 #   tasks, pgds and summary)
 # Expected log: the load's (no activation line: workers start on a
 # control write), nothing for starting them.
-mod="/lib/modules/ktrepl-test.ko activation=workload fault_inject=1 propagate=0"
+# audit_period_ms=0: the replica-only change below must outlive a patch
+# on its page, which an audit pass would take for a missed write
+mod="/lib/modules/ktrepl-test.ko activation=workload fault_inject=1 audit_period_ms=0"
 want=$(load_log $mod)
 start_test "workers"
-check "insmod ktrepl-test.ko fault_inject=1 propagate=0" logged insmod $mod
+check "insmod ktrepl-test.ko fault_inject=1 audit_period_ms=0" logged insmod $mod
 check "writing 'start' to workload succeeds" sh -c "echo start > $D/workload_ctl"
 sleep 3
 emit tasks1 cat $D/tasks
