@@ -11,7 +11,7 @@ unsigned long ktrepl_direct_map(const struct ktrepl_provider *p);
 
 int ktrepl_desc_publish(const struct ktrepl_provider *provider);
 void ktrepl_desc_unpublish(void);
-void ktrepl_desc_refresh(bool may_sleep);
+void ktrepl_desc_refresh(bool lists_changed);
 struct ktrepl_desc;
 bool ktrepl_panic_roots_arm(u64 *slots, unsigned int nr,
 			    struct ktrepl_desc *desc,

@@ -35,11 +35,11 @@
 /*
  * desc_lock serializes the sleeping half of a refresh: the bound, module
  * and task arrays are rewritten slot by slot from lists the provider
- * builds under its own mutexes (bind_lock, mods_lock, workload_lock,
- * each dropped before the provider asks for a refresh), and the callers
- * in modules.c, mm_x86.c, patch.c, workload.c, failsafe.c, percpu_arm64.c
- * and publish.c share no other lock: two of them at once would leave a
- * dump with arrays torn between two lists. Order: desc_lock, then the
+ * builds under its own mutexes (bind_lock, mods_lock, workload_lock).
+ * Only lists_work takes it, and the unpublish: a notify from the engine
+ * (ktr_notify_changed(), under whatever engine lock its caller holds)
+ * only queues that work, so desc_lock is outside every engine lock and
+ * has no place in the engine's order. Order: desc_lock, then the
  * provider's.
  *
  * counters_lock serializes the non-sleeping half: the header's counters,
@@ -295,27 +295,33 @@ static void refresh_counters(void)
 }
 NOKPROBE_SYMBOL(refresh_counters);
 
-/*
- * Counters, and where the caller may sleep the tasks too (the provider's
- * task list takes a mutex). Each caller knows its context and says so.
- */
-void ktrepl_desc_refresh(bool may_sleep)
+static void refresh_lists_fn(struct work_struct *work)
 {
-	if (!desc)
+	mutex_lock(&desc_lock);
+	/* an unpublish that ran since the work was queued freed it */
+	if (desc) {
+		refresh_bound();
+		refresh_modules();
+		refresh_tasks();
+	}
+	mutex_unlock(&desc_lock);
+}
+static DECLARE_WORK(lists_work, refresh_lists_fn);
+
+/*
+ * The provider's notify. The counters at once, from any context: a dump
+ * taken right after a fail-safe must not say "percpu". The lists (bound
+ * processes, modules, tasks), which may have changed where the caller
+ * could sleep, are rewritten by lists_work, so that no engine lock is
+ * held across desc_lock.
+ */
+void ktrepl_desc_refresh(bool lists_changed)
+{
+	if (!READ_ONCE(desc))
 		return;
 	refresh_counters();
-	if (!may_sleep)
-		return;
-	mutex_lock(&desc_lock);
-	/* an unpublish that ran since the check above freed it */
-	if (!desc) {
-		mutex_unlock(&desc_lock);
-		return;
-	}
-	refresh_bound();
-	refresh_modules();
-	refresh_tasks();
-	mutex_unlock(&desc_lock);
+	if (lists_changed)
+		schedule_work(&lists_work);
 }
 NOKPROBE_SYMBOL(ktrepl_desc_refresh);
 
@@ -533,7 +539,9 @@ int ktrepl_desc_publish(const struct ktrepl_provider *provider)
 	desc->self_pa = page_to_phys(desc_pages);
 	desc->fixed_sum = ktrepl_desc_fixed_sum(desc,
 						(void *)desc + desc->nodes_off);
-	ktrepl_desc_refresh(true);
+	/* whole before the magic: the lists now, not in the work */
+	refresh_counters();
+	refresh_lists_fn(NULL);
 	/* the magic last: a scan never sees a half-built descriptor */
 	wmb();
 	memcpy(desc->magic, KTREPL_DESC_MAGIC, KTREPL_DESC_MAGIC_LEN);
@@ -556,4 +564,6 @@ void ktrepl_desc_unpublish(void)
 	desc = NULL;
 	desc_pages = NULL;
 	mutex_unlock(&desc_lock);
+	/* the provider stopped notifying: nothing queues it again */
+	cancel_work_sync(&lists_work);
 }

@@ -303,10 +303,13 @@ struct ktrepl_provider {
 	int (*inject)(const char *cmd);
 	/**
 	 * @changed: set by the publisher; the provider calls it after its
-	 * counters or tasks changed, with @may_sleep false from atomic
-	 * context (a patch hook) and true from process context.
+	 * counters changed, with @lists true where its lists (bound
+	 * processes, modules, tasks) may have changed too. Context: any,
+	 * under any of the provider's locks: the publisher writes the
+	 * counters with a trylock that waits on nothing, and queues its own
+	 * work for the lists.
 	 */
-	void (*changed)(bool may_sleep);
+	void (*changed)(bool lists);
 };
 
 #endif

@@ -35,8 +35,8 @@
  * each piece of state that changes after load. Order,
  * outermost first (a path may skip levels):
  *
- *   failsafe_lock > act_lock > desc_lock (debugfs/vmcore_desc.c)
- *   > workload_lock, bind_lock > audit_lock > mods_lock > canary_lock (armed.c)
+ *   failsafe_lock > act_lock > workload_lock, bind_lock > audit_lock
+ *   > mods_lock > canary_lock (armed.c)
  *   > cpus_read_lock (stop_machine) > text_mutex > hook_lock,
  *   tables_lock, log_lock
  *
@@ -44,7 +44,9 @@
  * another, and nothing that sleeps or takes a lock is called under them.
  * The publisher's counters_lock (debugfs/vmcore_desc.c), taken under
  * them by a hook's refresh of the descriptor, is only ever trylocked,
- * so it waits on nothing and has no place in this order.
+ * so it waits on nothing and has no place in this order. Nor has its
+ * desc_lock: ktr_notify_changed() only queues the work that takes it,
+ * and that work holds no engine lock.
  *
  * failsafe_lock (mutex, failsafe.c) serializes the fail-safe work with
  * ktr_failsafe_stop(), and so the pause, resume and give-up of the

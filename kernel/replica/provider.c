@@ -207,11 +207,11 @@ struct ktrepl_provider ktr_provider = {
 	.read_root = ktr_read_root,
 };
 
-void ktr_notify_changed(bool may_sleep)
+void ktr_notify_changed(bool lists)
 {
-	void (*changed)(bool may_sleep) = READ_ONCE(ktr_provider.changed);
+	void (*changed)(bool lists) = READ_ONCE(ktr_provider.changed);
 
 	if (changed)
-		changed(may_sleep);
+		changed(lists);
 }
 NOKPROBE_SYMBOL(ktr_notify_changed);

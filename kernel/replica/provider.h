@@ -9,6 +9,6 @@
 
 /* provider.c */
 extern struct ktrepl_provider ktr_provider;
-void ktr_notify_changed(bool may_sleep);
+void ktr_notify_changed(bool lists);
 
 #endif

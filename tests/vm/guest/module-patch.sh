@@ -61,16 +61,24 @@ check "nothing was missed while propagating" \
 check_log "patching logs nothing" ""
 
 # TEST: propagation off
+# - reload with activation=inactive: a fail-safe then has nothing to
+#   pause, so the only patches are this scenario's own (x86 mm's pause
+#   switches tracepoints off, patches that propagate=0 would drop too)
 # - the test build's propagate=0: the same actions leave the replicas
 #   behind, and the host reads where (jl_diff, jl_patches)
-# - the first patch it drops trips the fail-safe, which waits, paused,
-#   with the replicas left stale
+# - the first patch it drops trips the fail-safe, which waits with the
+#   replicas left stale
 # - the function tracer: over 1000 ftrace sites differ, each at a
 #   function's entry, named; after it is off again none differs
 # - propagate=1: the fail-safe recopies the replicas and resumes
 # - rmmod
-# Expected log: the fail-safe's trip and wait; its resume; the unload's.
+# Expected log: the unload's and the load's; the fail-safe's trip and
+# wait; its resume; the unload's.
 start_test "propagation off"
+mod="/lib/modules/ktrepl-test.ko activation=inactive"
+check "rmmod ktrepl" logged rmmod ktrepl
+want_load=$(load_log $mod)
+check "insmod ktrepl-test.ko activation=inactive" logged insmod $mod
 echo 0 > /sys/module/ktrepl/parameters/propagate
 echo 1 > /proc/sys/kernel/sched_schedstats
 emit jl_diff ktrepl-dump -j diff
@@ -99,7 +107,9 @@ echo 1 > /sys/module/ktrepl/parameters/propagate
 resumed() { [ "$(head -n1 $D/summary | kv failsafe_active)" = 0 ]; }
 check "propagate=1: the fail-safe resumes" wait_for 10 resumed
 check "rmmod ktrepl" logged rmmod ktrepl
-check_log "the dropped patches' fail-safe, then the unload" "ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
+check_log "the reload, the dropped patches' fail-safe, then the unload" "$(unload_log)
+$want_load
+ktrepl: fail-safe (patch_missed): a write may have missed the replicas; every CPU and process is back on the master's tables
 ktrepl: fail-safe (patch_missed): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1
 ktrepl: fail-safe (patch_missed): propagation is on again; checking the replicas
 ktrepl: fail-safe: * replica page(s) recopied from the master, 0 still differ
