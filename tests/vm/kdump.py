@@ -243,14 +243,17 @@ class Capture:
         self.dumps = {}
         self.saved = {}
         self.error = None
+        self.disk = None
 
 
 def kdump_guest(arch, topo, script, formats, outdir, tools=(), files=None,
-                kernel=None, timeout=900, mem_per_node=512):
+                kernel=None, timeout=900, mem_per_node=512, keep_disk=False):
     """Boot with a crash kernel reservation and a dump disk, run script
     (which loads the crash kernel with `kexec -p` when it wants to, and
     panics), let the capture kernel save the dump in each format, and
-    read the files back into outdir. Returns a Capture."""
+    read the files back into outdir. Returns a Capture; with keep_disk,
+    its disk is the dump disk, for the boot after (disk_args()), and the
+    caller removes it."""
     cap = Capture()
     os.makedirs(outdir, exist_ok=True)
     pid = os.getpid()
@@ -266,8 +269,7 @@ def kdump_guest(arch, topo, script, formats, outdir, tools=(), files=None,
         os.unlink(disk)
     subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", disk, "2048M"],
                    check=True)
-    extra = ["-drive", f"file={disk},format=raw,if=none,id=kdump",
-             "-device", f"{DISK_DEVICE[arch]},drive=kdump"]
+    extra = disk_args(arch, disk)
     try:
         with ktvm.Guest(arch, topo, initrd, cmdline=CRASHKERNEL,
                         timeout=timeout, extra_args=extra, kernel=kernel,
@@ -296,5 +298,40 @@ def kdump_guest(arch, topo, script, formats, outdir, tools=(), files=None,
         out = os.path.join(outdir, f"vmcore.{name}")
         if cap.saved.get(name, (1,))[0] == 0 and extract(disk, name, out):
             cap.dumps[name] = out
-    os.unlink(disk)
+    if keep_disk:
+        cap.disk = disk
+    else:
+        os.unlink(disk)
     return cap
+
+
+def disk_args(arch, disk):
+    """QEMU's arguments for the dump disk, /dev/vda in the guest."""
+    return ["-drive", f"file={disk},format=raw,if=none,id=kdump",
+            "-device", f"{DISK_DEVICE[arch]},drive=kdump"]
+
+
+def disk_modules(arch, outdir, kernel=None):
+    """The modules a first kernel needs to mount the dump disk, as
+    {guest path: host path} under /lib/modules/disk/ with a
+    modules.order there (insmod them in that order): the capture
+    kernel's, unpacked into outdir."""
+    files = {}
+    names = []
+    for src in _modules_with_deps(arch, CAPTURE_MODULES[arch], kernel):
+        name = os.path.basename(src)
+        dest = os.path.join(outdir, name)
+        if name.endswith(".xz"):
+            name = name[:-3]
+            dest = os.path.join(outdir, name)
+            with lzma.open(src) as fin, open(dest, "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+        else:
+            shutil.copy(src, dest)
+        files[f"/lib/modules/disk/{name}"] = dest
+        names.append(name)
+    order = os.path.join(outdir, "modules.order")
+    with open(order, "w") as f:
+        f.write("\n".join(names) + "\n")
+    files["/lib/modules/disk/modules.order"] = order
+    return files

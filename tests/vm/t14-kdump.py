@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -291,6 +292,48 @@ def check_triage(arch, scenario, fmt, path, node, cpu):
     os.rmdir(crash)
 
 
+def check_boot_after(arch, scenario, fmt, disk, node, cpu, tools):
+    """The boot after the panic judges its own dump: a second guest boot
+    mounts the disk the capture kernel wrote and runs ktrepl-dump triage
+    on it as debian/ktrepl-triage.service would (guest/triage-boot.sh).
+    Its verdict is the one the host's triage wrote for the same dump."""
+    name = f"[{arch} {scenario} boot after the panic]"
+    mods = tempfile.mkdtemp(prefix=f"disk-mods-{arch}-", dir=tmp)
+    which = os.path.join(mods, "triage-dump")
+    with open(which, "w") as f:
+        f.write(fmt + "\n")
+    files = kdump.disk_modules(arch, mods)
+    files["/etc/triage-dump"] = which
+    lines = ktvm.run_guest(tap, arch, "2x2",
+                           os.path.join(HERE, "guest", "triage-boot.sh"),
+                           tools=tools, files=files, name=name,
+                           extra_args=kdump.disk_args(arch, disk),
+                           timeout=600)
+    shutil.rmtree(mods)
+    try:
+        v = json.loads("\n".join(ktvm.records(lines, "verdict")))
+    except ValueError as e:
+        v = {"error": str(e)}
+    verdict, reason, vnode = triage_want(scenario, node)
+    pan = v.get("panic", {})
+    got = (v.get("verdict"), v.get("reason"), v.get("node"), pan.get("cpu"))
+    want = (verdict, reason, vnode, cpu)
+    tap.ok(got == want,
+           f"{name} the guest's triage: verdict {verdict} ({reason}), "
+           f"node {vnode}, the panic on cpu {cpu}",
+           f"got {got}\nwant {want}\n{json.dumps(v, indent=1)[:2500]}")
+    prom = "\n".join(ktvm.records(lines, "prom")) + "\n"
+    r = subprocess.run(["promtool", "check", "metrics"], input=prom,
+                       capture_output=True, text=True)
+    want_line = (f'ktrepl_panic_last_diverged{{node="{vnode}",'
+                 f'reason="{reason}",verdict="{verdict}"}} '
+                 f'{1 if verdict == "diverged" else 0}')
+    tap.ok(r.returncode == 0 and "ktrepl_panic_dumps_total 1\n" in prom and
+           want_line + "\n" in prom,
+           f"{name} its metrics are promtool-clean and say {want_line}",
+           f"promtool rc {r.returncode}: {r.stdout}{r.stderr}\n{prom}")
+
+
 def verdict_re(scenario, node):
     """What -p must conclude: the trap scenarios panicked on the replica's
     own trap at write_sysrq_trigger, the others through sysrq's crash,
@@ -538,7 +581,7 @@ for arch, scenario, formats in RUNS:
     cap = kdump.kdump_guest(arch, "2x2", SCRIPT, formats, outdir,
                             tools=tools,
                             files={"/etc/kdump-scenario": conf},
-                            timeout=1500)
+                            timeout=1500, keep_disk=scenario in TRAPPED)
     name = f"[{arch} {scenario}]"
     folded = tap.fold_guest(f"{name} guest", cap.first)
     tap.ok(folded > 0 and cap.error is None and
@@ -572,4 +615,9 @@ for arch, scenario, formats in RUNS:
             check_damaged(cap.dumps[fmt])
             check_read_excluded(cap.dumps[fmt])
         os.unlink(cap.dumps[fmt])
+    if cap.disk:
+        if cap.saved.get(formats[0], (1,))[0] == 0:
+            check_boot_after(arch, scenario, formats[0], cap.disk, node, cpu,
+                             tools)
+        os.unlink(cap.disk)
 tap.done()
