@@ -314,6 +314,28 @@ if ktvm.arch_selected("arm64"):
         good, resolved, lp = ktvm.own_set_local(fig)
         tap.ok(good, f"arm64 percpu, plain workload, two frames: node {nid} "
                f"core text {ktvm.own_set_desc(resolved, lp)}")
+    # the process view under percpu: a process runs on whichever CPU's
+    # node set, so each row says percpu, names no set and is never one to
+    # bind; the processes that ran on the replica node alone fetch its
+    # own text
+    rows = [p for f in ap for p in f.get("processes", [])]
+    odd = [p for p in rows if p.get("tables") != "percpu" or
+           p.get("set_node") != -1 or p.get("to_bind") is not False]
+    tap.ok(rows and not odd,
+           f"arm64 percpu --processes: all {len(rows)} rows say tables "
+           "percpu, set_node -1, to_bind false",
+           json.dumps(odd[:5] or ap, indent=1)[:2500])
+    for nid in sorted({n for p in rows for n in p.get("nodes", [])}):
+        if nid == amaster:
+            continue
+        fig = {"local": 0, "remote": 0}
+        for p in rows:
+            if p.get("nodes") == [nid]:
+                fig["local"] += p["local"]
+                fig["remote"] += p["remote"]
+        good, resolved, lp = ktvm.own_set_local(fig)
+        tap.ok(good, f"arm64 percpu --processes: the processes that ran on "
+               f"node {nid} alone fetch {ktvm.own_set_desc(resolved, lp)}")
 
     check_fidelity("arm64", lines)
     fc = frames(lines, "fid_cycles")

@@ -53,8 +53,9 @@ $(unload_log)"
 
 # TEST: percpu
 # - insmod ktrepl.ko: activation percpu (arm64's default)
-# - busybox loops on every CPU: 2 frames (every node fetches its own
-#   text), 3 with --event cycles (the emulated PMU: the frequency-mode
+# - busybox loops on every CPU: 2 frames with the process view (every
+#   node fetches its own text; every process on its CPU's node's set),
+#   3 with --event cycles (the emulated PMU: the frequency-mode
 #   start-up burst is discarded), then ktrepl-top's fidelity
 #   (top_fidelity)
 # - rmmod
@@ -66,7 +67,7 @@ check "insmod ktrepl.ko (percpu)" logged insmod /lib/modules/ktrepl.ko
 check "activation is percpu" \
 	test "$(head -n1 $D/summary | kv activation)" = percpu
 start_load
-emit percpu ktrepl-top -j -n 2 -d 1
+emit percpu ktrepl-top -j -n 2 -d 1 --processes
 # the emulated PMU's cycles: the frequency-mode start-up burst is discarded
 emit fid_cycles ktrepl-top -j -n 3 -d 1 --event cycles
 stop_load
