@@ -58,7 +58,7 @@ void kt_top_proc_describe(const struct kt_locality *loc,
 {
 	const struct kt_loc_proc *p = row->p;
 	struct kt_fetches t = kt_loc_proc_total(p);
-	int i;
+	const struct kt_node_state *set;
 
 	row->to_bind = kt_loc_proc_to_bind(loc, p, st->master_node);
 	if (loc->rule == KT_RULE_PERCPU) {
@@ -71,9 +71,9 @@ void kt_top_proc_describe(const struct kt_locality *loc,
 		row->tables = "master";
 		return;
 	}
-	for (i = 0; i < st->nr_nodes; i++)
-		if (st->nodes[i].root_pa == p->set_root)
-			row->set_node = st->nodes[i].nid;
+	set = kt_state_root_set(st, p->set_root);
+	if (set)
+		row->set_node = set->nid;
 	row->tables = p->on_set >= t.local + t.remote + t.unresolved ? "node" :
 								    "mixed";
 }

@@ -15,19 +15,6 @@
 
 #include "check.h"
 
-/* the sets: a node whose memory node is itself owns its tables */
-static const struct kt_node_state *set_of_root(const struct kt_state *st,
-					       uint64_t root)
-{
-	int i;
-
-	for (i = 0; i < st->nr_nodes; i++)
-		if (st->nodes[i].memory_node == st->nodes[i].nid &&
-		    st->nodes[i].root_pa == root)
-			return &st->nodes[i];
-	return NULL;
-}
-
 static int image_entry(struct kt_target *t, uint64_t root, uint64_t *entry,
 		       struct kt_err *err)
 {
@@ -42,7 +29,7 @@ static int image_entry(struct kt_target *t, uint64_t root, uint64_t *entry,
 bool kt_state_root_owner(const struct kt_state *st, uint64_t root,
 			 struct kt_root_owner *o)
 {
-	const struct kt_node_state *set = set_of_root(st, root);
+	const struct kt_node_state *set = kt_state_root_set(st, root);
 	int i;
 
 	*o = (struct kt_root_owner){ .kind = KT_ROOT_UNOWNED, .node = -1,

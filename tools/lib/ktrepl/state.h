@@ -294,6 +294,12 @@ const struct kt_node_state *kt_state_node(const struct kt_state *st, int nid);
  * has none of its own.
  */
 int kt_state_set_node(const struct kt_state *st, const struct kt_node_state *n);
+/*
+ * The node that owns the set whose root is root: a node whose memory node
+ * is itself (a memoryless node shares its memory node's root), or NULL.
+ */
+const struct kt_node_state *kt_state_root_set(const struct kt_state *st,
+					      uint64_t root);
 /* the region of that name (the first, if several), or -1 */
 int kt_state_region(const struct kt_state *st, const char *name);
 /* the region holding va (the first, if several), or -1 */

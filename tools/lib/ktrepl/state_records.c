@@ -53,6 +53,18 @@ int kt_state_set_node(const struct kt_state *st, const struct kt_node_state *n)
 	return n->role == KT_ROLE_LATE ? st->master_node : n->memory_node;
 }
 
+const struct kt_node_state *kt_state_root_set(const struct kt_state *st,
+					      uint64_t root)
+{
+	int i;
+
+	for (i = 0; i < st->nr_nodes; i++)
+		if (st->nodes[i].memory_node == st->nodes[i].nid &&
+		    st->nodes[i].root_pa == root)
+			return &st->nodes[i];
+	return NULL;
+}
+
 /* room for one more of size each in *arr (holding *cap); -ENOMEM */
 static int reserve(void **arr, size_t *cap, size_t n, size_t size)
 {
