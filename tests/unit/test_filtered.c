@@ -328,6 +328,74 @@ static void test_hole(const uint8_t *mem, size_t desc_len)
 }
 
 /*
+ * The direct ELF reader (memsrc_vmcore.c's elf_read) against
+ * libkdumpfile's, byte for byte: a segment with excluded pages at its
+ * end, one wholly excluded (p_filesz 0), one lying inside another (x86
+ * /proc/vmcore's kernel text), a hole, and reads that cross each edge.
+ */
+static void test_readers_agree(const uint8_t *mem)
+{
+	const struct seg segs[] = {
+		{ 0, 0x80000, 0x100000 },
+		{ 0x100000, 0, 0x40000 },
+		{ 0x140000, 0xc0000, 0xc0000 },
+		{ 0x180000, 0x20000, 0x20000 },
+		{ 0x300000, 0x100000, 0x100000 },
+	};
+	static const size_t lens[] = { 8, 4096, 3 * 4096 + 5, 1 << 20 };
+	static uint8_t a[1 << 20], b[1 << 20];
+	struct kt_memsrc *direct, *lib;
+	char path_d[64], path_l[64];
+	unsigned int reads = 0, differ = 0, absent = 0;
+	struct kt_err ea, eb;
+	uint64_t pa;
+	size_t i;
+	int ra, rb;
+
+	direct = open_core(mem, segs, 5, true, path_d);
+	setenv("KTREPL_DUMP_READER", "libkdumpfile", 1);
+	lib = open_core(mem, segs, 5, true, path_l);
+	unsetenv("KTREPL_DUMP_READER");
+	tap_ok(direct && lib, "the same ELF core opens with either reader");
+	if (!direct || !lib)
+		goto out;
+	for (pa = 0; pa < MEM_SIZE; pa += 0x7ff8) {
+		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			if (pa + lens[i] > MEM_SIZE)
+				continue;
+			memset(a, 0xa5, lens[i]);
+			memset(b, 0x5a, lens[i]);
+			kt_err_clear(&ea);
+			kt_err_clear(&eb);
+			ra = kt_memsrc_read_phys(direct, pa, a, lens[i], &ea);
+			rb = kt_memsrc_read_phys(lib, pa, b, lens[i], &eb);
+			reads++;
+			absent += ra == -KT_MEM_ABSENT;
+			/* the messages differ only by the file's name */
+			if (ra != rb || (!ra && memcmp(a, b, lens[i])) ||
+			    (ra && strcmp(strstr(ea.msg, ": ") ?: "",
+					  strstr(eb.msg, ": ") ?: ""))) {
+				if (!differ)
+					printf("# first difference: 0x%" PRIx64 "+%zu: direct %d (%s), libkdumpfile %d (%s)\n",
+					       pa, lens[i], ra, ea.msg, rb,
+					       eb.msg);
+				differ++;
+			}
+		}
+	}
+	tap_ok(!differ && absent && absent < reads,
+	       "the direct reader and libkdumpfile agree on every read: %u of %u differ (want 0), %u refused as not in the dump by both (want some, not all)",
+	       differ, reads, absent);
+out:
+	if (direct)
+		kt_memsrc_close(direct);
+	if (lib)
+		kt_memsrc_close(lib);
+	unlink(path_d);
+	unlink(path_l);
+}
+
+/*
  * The same memory as makedumpfile -d 31 writes it, each page compressed
  * as -c, -l, -p or -z would (Debian's makedumpfile writes neither snappy
  * nor zstd, but libkdumpfile reads both, and other builds write them):
@@ -576,8 +644,8 @@ int main(void)
 	uint64_t p;
 
 	tap_header();
-	/* 22 points before the kdump formats, 7 for each of them */
-	tap_plan(22 + sizeof(kd_formats) / sizeof(kd_formats[0]) * 7);
+	/* 24 points before the kdump formats, 7 for each of them */
+	tap_plan(24 + sizeof(kd_formats) / sizeof(kd_formats[0]) * 7);
 	if (!mem)
 		return 1;
 	/* "RAM" that is not zero, so that zeros prove the excluded part */
@@ -591,6 +659,7 @@ int main(void)
 	       desc_len);
 	test_filtered(mem, desc_len);
 	test_hole(mem, desc_len);
+	test_readers_agree(mem);
 	for (i = 0; i < sizeof(kd_formats) / sizeof(kd_formats[0]); i++)
 		test_kdump(mem, kd_formats[i].how, kd_formats[i].name);
 	free(mem);

@@ -155,6 +155,41 @@ def check_dump(arch, scenario, fmt, path, node, cpu, live):
            f"{name} no CPU ran on tables no set owns at the panic",
            json.dumps(viol)[:1500])
 
+def check_readers_agree(arch, scenario, path):
+    """An ELF dump read directly (the default) and through libkdumpfile
+    (KTREPL_DUMP_READER): the same verify, diff and bytes, byte for byte,
+    over the edges of every PT_LOAD (where excluded pages begin)."""
+    name = f"[{arch} {scenario} makedumpfile -E, direct reader]"
+    sym_args = ["--vmlinux", VMLINUX] if arch == "x86_64" else []
+    reads = []
+    for t, _, pa, filesz, memsz in ktvm.elf_program_headers(path):
+        if t != 1 or memsz < 64:
+            continue
+        reads.append([hex(pa), "64"])
+        if filesz >= 8 and memsz >= filesz + 8:
+            reads.append([hex(pa + filesz - 8), "4104"])
+        reads.append([hex(pa + memsz - 16), "16"])
+    runs = [["-j", "--vmcore", path, *sym_args, "verify"],
+            ["-j", "--vmcore", path, *sym_args, "diff"]] + \
+        [["-j", "--vmcore", path, "read", *r] for r in reads]
+    differ = []
+    for args in runs:
+        direct = dump_tool(*args)
+        env = dict(os.environ, KTREPL_DUMP_READER="libkdumpfile")
+        r = subprocess.run([ktvm.tool("ktrepl-dump"), *args], env=env,
+                           capture_output=True, text=True, timeout=900)
+        lib = (r.returncode, r.stdout, r.stderr)
+        if direct != lib:
+            differ.append(f"{' '.join(args[3:])}: direct {direct[:2]} "
+                          f"{direct[2][:300]}\nlibkdumpfile {lib[:2]} "
+                          f"{lib[2][:300]}")
+    tap.ok(len(reads) >= 3 and not differ,
+           f"{name} verify, diff and {len(reads)} reads over the edges of "
+           "every PT_LOAD: the same output from libkdumpfile "
+           f"({len(differ)} of {len(runs)} differ, want 0)",
+           "\n".join(differ)[:3000])
+
+
 def fingerprint(path):
     st = os.stat(path)
     with open(path, "rb") as f:
@@ -611,6 +646,8 @@ for arch, scenario, formats in RUNS:
                 fmt == "lzo":
             check_crash_arm64(scenario, fmt, cap.dumps[fmt], node, cpu,
                               live)
+        if fmt == "elf" and scenario != "unloaded":
+            check_readers_agree(arch, scenario, cap.dumps[fmt])
         if (arch, scenario, fmt) == ("x86_64", "kexec-first", "elf"):
             check_damaged(cap.dumps[fmt])
             check_read_excluded(cap.dumps[fmt])

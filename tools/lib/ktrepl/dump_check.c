@@ -117,7 +117,31 @@ static int elf_check_phdr(const struct dump_file *f, const Elf64_Phdr *ph,
 		layout->ranges[layout->nr_ranges++] = (struct kt_dump_range){
 			ph->p_paddr, ph->p_filesz
 		};
+	if (ph->p_memsz)
+		layout->loads[layout->nr_loads++] = (struct kt_dump_load){
+			ph->p_paddr, ph->p_offset, ph->p_filesz, ph->p_memsz
+		};
 	return 0;
+}
+
+static int cmp_load(const void *a, const void *b)
+{
+	const struct kt_dump_load *x = a, *y = b;
+
+	return x->pa < y->pa ? -1 : x->pa > y->pa;
+}
+
+static void sort_loads(struct kt_dump_layout *layout)
+{
+	size_t i;
+
+	if (layout->nr_loads)
+		qsort(layout->loads, layout->nr_loads, sizeof(*layout->loads),
+		      cmp_load);
+	for (i = 1; i < layout->nr_loads; i++)
+		if (layout->loads[i].pa <
+		    layout->loads[i - 1].pa + layout->loads[i - 1].memsz)
+			layout->loads_overlap = true;
 }
 
 /* e_phnum, or with PN_XNUM the count kept in section 0's sh_info */
@@ -212,7 +236,8 @@ static int elf_validate(const struct dump_file *f, struct kt_dump_layout *layout
 				  f->path, (uint64_t)eh.e_phoff, phnum, f->size);
 	ph = calloc(phnum, sizeof(*ph));
 	layout->ranges = calloc(phnum, sizeof(*layout->ranges));
-	if (!ph || !layout->ranges) {
+	layout->loads = calloc(phnum, sizeof(*layout->loads));
+	if (!ph || !layout->ranges || !layout->loads) {
 		free(ph);
 		return kt_err_set(err, ENOMEM, "out of memory");
 	}
@@ -230,6 +255,7 @@ static int elf_validate(const struct dump_file *f, struct kt_dump_layout *layout
 	if (layout->nr_ranges)
 		qsort(layout->ranges, layout->nr_ranges,
 		      sizeof(*layout->ranges), cmp_range);
+	sort_loads(layout);
 	return ret;
 }
 
@@ -480,4 +506,7 @@ void kt_dump_layout_free(struct kt_dump_layout *layout)
 	free(layout->ranges);
 	layout->ranges = NULL;
 	layout->nr_ranges = 0;
+	free(layout->loads);
+	layout->loads = NULL;
+	layout->nr_loads = 0;
 }

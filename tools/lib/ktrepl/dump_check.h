@@ -14,6 +14,17 @@ struct kt_dump_range {
 	uint64_t size;
 };
 
+/*
+ * An ELF PT_LOAD: memory [pa, pa + memsz), whose first filesz bytes are
+ * at offset in the file; the rest reads as zeros (what a filter left out).
+ */
+struct kt_dump_load {
+	uint64_t pa;
+	uint64_t offset;
+	uint64_t filesz;
+	uint64_t memsz;
+};
+
 /* What validation learnt about a dump, for the reader that follows. */
 struct kt_dump_layout {
 	enum { KT_DUMP_ELF, KT_DUMP_KDUMP } format;
@@ -28,6 +39,11 @@ struct kt_dump_layout {
 	 * (makedumpfile -E -d N) left out; the ELF records neither N nor why.
 	 */
 	bool elf_filtered;
+	/* ELF: every PT_LOAD with memory, sorted by pa */
+	struct kt_dump_load *loads;
+	size_t nr_loads;
+	/* ELF: two of them cover the same memory (x86's kernel text one) */
+	bool loads_overlap;
 	/* kdump: the sub-header's dump_level (makedumpfile -d), -1 if absent */
 	int dump_level;
 };
