@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libkdumpfile/kdumpfile.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -419,6 +421,39 @@ static void vmcore_get_maps(struct vmcore *vc)
 }
 
 /*
+ * Wait up to limit_ms for the probe child: on its pidfd, so that the wait
+ * ends when the child does (a dump opens in a few ms, a 10 ms polling
+ * tick cost more than the open), or by polling where pidfds are missing.
+ * 0 with *status, or -ETIMEDOUT with the child still running.
+ */
+static int probe_wait(pid_t pid, int *status, int limit_ms)
+{
+	struct timespec tick = { 0, 1000 * 1000 };
+	int fd = pidfd_open(pid, 0), n, waited_ms;
+	pid_t done;
+
+	if (fd >= 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		do
+			n = poll(&pfd, 1, limit_ms);
+		while (n < 0 && errno == EINTR);
+		close(fd);
+		if (!n)
+			return -ETIMEDOUT;
+		waitpid(pid, status, 0);
+		return 0;
+	}
+	for (waited_ms = 0; waited_ms < limit_ms; waited_ms++) {
+		done = waitpid(pid, status, WNOHANG);
+		if (done == pid || (done < 0 && errno != EINTR))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
  * Damage the checks in dump_check.c do not cover may still crash or hang
  * libkdumpfile. Open the dump once in a child first: if that child dies
  * or does not finish, say so instead of taking the tool down with it.
@@ -426,9 +461,8 @@ static void vmcore_get_maps(struct vmcore *vc)
 static int vmcore_probe(int fd, const char *path, const char *probe_path,
 			const struct kt_dump_layout *layout, struct kt_err *err)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int status, waited_ms, limit_ms = probe_timeout_ms();
-	pid_t pid, done;
+	int status = 0, limit_ms = probe_timeout_ms();
+	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
@@ -439,20 +473,14 @@ static int vmcore_probe(int fd, const char *path, const char *probe_path,
 
 		_exit(ctx ? 0 : 3);
 	}
-	for (waited_ms = 0;; waited_ms += 10) {
-		done = waitpid(pid, &status, WNOHANG);
-		if (done == pid || (done < 0 && errno != EINTR))
-			break;
-		if (waited_ms >= limit_ms) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return kt_err_set(err, ETIMEDOUT,
-					  "%s: libkdumpfile did not finish opening it in %d s: the dump is damaged",
-					  path, limit_ms / 1000);
-		}
-		nanosleep(&tick, NULL);
+	if (probe_wait(pid, &status, limit_ms)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return kt_err_set(err, ETIMEDOUT,
+				  "%s: libkdumpfile did not finish opening it in %d s: the dump is damaged",
+				  path, limit_ms / 1000);
 	}
-	if (done == pid && WIFSIGNALED(status))
+	if (WIFSIGNALED(status))
 		return kt_err_set(err, EPROTO,
 				  "%s: libkdumpfile crashed opening it (%s): the dump is damaged in a way the header checks do not catch",
 				  path, strsignal(WTERMSIG(status)));
