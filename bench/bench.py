@@ -49,6 +49,10 @@ Times under TCG are emulated; only the ratios mean something.
 the run exits 1 when one was missed or gave no figure, 0 when every goal
 measured was met. Not part of make check: TCG timings are noisy, so this
 is where the README's goal claims are judged, on demand.
+
+--markdown: this run's goals are added to bench/results.json, and
+bench/RESULTS.md is written again from it (bench/results.py): one table
+per goal, newest first, with the median, range and runs, met or missed.
 """
 import json
 import os
@@ -61,6 +65,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests",
                                 "vm"))
 import ktvm  # noqa: E402
+import results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DUMP = ktvm.tool("ktrepl-dump")
@@ -101,17 +106,48 @@ def timed(cmd):
 
 
 print("# ktrepl benchmarks (QEMU/TCG guests; compare ratios, not times)")
+FLAGS = ("--check", "--markdown")
 CHECK = "--check" in sys.argv[1:]
-only = [a for a in sys.argv[1:] if a != "--check"]
+MARKDOWN = "--markdown" in sys.argv[1:]
+only = [a for a in sys.argv[1:] if a not in FLAGS]
 GOALS = []   # (name, figure or None, "<=" or ">=", target, met)
+RECORDS = []  # the same, as bench/results.json keeps them (results.py)
 
 
-def goal(name, figure, op, target):
+def host_name():
+    """The CPU model and its count: what a figure was measured on"""
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((x.split(":", 1)[1].strip() for x in f
+                          if x.startswith(("model name", "CPU part"))), "?")
+    except OSError:
+        pass
+    return f"{model} x{os.cpu_count()}"
+
+
+def commit_name():
+    r = subprocess.run(["git", "-C", HERE, "describe", "--always",
+                        "--dirty"], capture_output=True, text=True)
+    return r.stdout.strip() or "?"
+
+
+HOST = host_name()
+COMMIT = commit_name()
+
+
+def goal(name, figure, op, target, samples=None, native=False):
     """Judge one goal: figure op target. None: the run gave no figure,
-    which is a miss."""
+    which is a miss. samples: the runs figure is the median of (their
+    range goes into RESULTS.md); native: measured on this host, not in a
+    TCG guest."""
     met = figure is not None and (figure <= target if op == "<="
                                   else figure >= target)
     GOALS.append((name, figure, op, target, met))
+    RECORDS.append(results.record(
+        name, figure, op, target, met, samples=samples,
+        date=time.strftime("%Y-%m-%d"), commit=COMMIT, host=HOST,
+        kind="native" if native else "emulated"))
     shown = "no figure" if figure is None else f"{figure:.3g}"
     print(f"goal: {name}: {shown} (want {op} {target:g}): "
           f"{'met' if met else 'MISSED'}", flush=True)
@@ -119,7 +155,12 @@ def goal(name, figure, op, target):
 
 
 def judged_exit(rc=0):
-    """With --check, the goals decide the status."""
+    """With --check, the goals decide the status; with --markdown, they
+    go into bench/RESULTS.md."""
+    if MARKDOWN:
+        results.update(os.path.join(HERE, "results.json"),
+                       os.path.join(HERE, "RESULTS.md"), RECORDS)
+        print(f"# {len(RECORDS)} goals added to bench/RESULTS.md")
     if CHECK:
         missed = [g for g in GOALS if not g[4]]
         print(f"# goals: {len(GOALS) - len(missed)} of {len(GOALS)} met"
@@ -245,7 +286,8 @@ def verify_native_bench():
                        capture_output=True, text=True)
     if r.returncode:
         print("# verify_bench did not build: " + r.stderr[-500:])
-        goal("verify natively, x read + memcmp", None, "<=", 1.2)
+        goal("verify natively, x read + memcmp", None, "<=", 1.2,
+             native=True)
         return
     image = os.path.join(ktvm.BUILD, f"verify-native-{os.getpid()}.img")
     mib, per_byte = 30, {}
@@ -261,7 +303,7 @@ def verify_native_bench():
                 print(f"verify natively [{n} nodes]: no valid run: "
                       f"{f or r.stderr.strip()}")
                 goal(f"verify natively [{n} nodes], x read + memcmp", None,
-                     "<=", 1.2)
+                     "<=", 1.2, native=True)
                 continue
             ratio = f["pipeline_ns"] / f["read_memcmp_ns"]
             # the master's bytes are read once a block, each replica's once
@@ -272,13 +314,13 @@ def verify_native_bench():
                   f"read + memcmp {f['read_memcmp_ns'] / 1e6:.1f} ms, raw "
                   f"read {f['read_ns'] / 1e6:.1f} ms: {ratio:.2f}x the limit")
             goal(f"verify natively [{n} nodes], x read + memcmp", ratio,
-                 "<=", 1.2)
+                 "<=", 1.2, native=True)
     finally:
         if os.path.exists(image):
             os.unlink(image)
     goal("verify natively, 8 nodes' ns per byte read x 2 nodes'",
          per_byte[8] / per_byte[2] if 2 in per_byte and 8 in per_byte
-         else None, "<=", 1.2)
+         else None, "<=", 1.2, native=True)
 
 
 def med_range(xs):
@@ -356,9 +398,11 @@ def vmcore_native(core, runs=7):
         print(f"  byte check x raw rate {med_range(rate)}; whole command "
               f"x byte check {med_range(whole)}")
     goal("vmcore verify natively, byte check x the raw read rate",
-         statistics.median(rate) if got else None, ">=", 0.5)
+         statistics.median(rate) if got else None, ">=", 0.5,
+         samples=rate, native=True)
     goal("vmcore verify natively, whole command x the byte check",
-         statistics.median(whole) if got else None, "<=", 2)
+         statistics.median(whole) if got else None, "<=", 2,
+         samples=whole, native=True)
 
 
 def ftrace_bench():
@@ -473,7 +517,8 @@ def load_bench_one(topo, cmdline):
           f"vs {cp / 1e6:.1f} ms; whole load {load / 1e6:.1f} ms, of which "
           f"hooking the patcher {hook / 1e6:.1f} ms; per-node overhead "
           f"{[round(o / 2**20, 1) for o in over]} MiB")
-    goal(f"load [{label}], x memcpy", statistics.median(ratios), "<=", 2)
+    goal(f"load [{label}], x memcpy", statistics.median(ratios), "<=", 2,
+         samples=ratios)
     # each step against its own load's memcpy, median over the loads
     steps = [x for x in (kv(y) for y in records(lines, "steps"))
              if int(x.get("memcpy", 0))]
@@ -597,7 +642,8 @@ unknown = [a for a in only if a not in SINGLE]
 if unknown:
     print(f"bench.py: unknown benchmark {', '.join(unknown)}; valid names: "
           f"{', '.join(sorted(SINGLE))} (none: all of them; --check: judge "
-          "the goals)", file=sys.stderr)
+          "the goals; --markdown: add them to bench/RESULTS.md)",
+          file=sys.stderr)
     sys.exit(2)
 for name in SINGLE:
     if name in only:
