@@ -29,7 +29,7 @@
 
 #define ROUNDS 7
 #define EXTENT (2ULL << 20)	/* the module's replicas: 2 MiB pages */
-#define BLOCK (1ULL << 20)	/* the limit's read size: kt_diff_run's order */
+#define BLOCK (1ULL << 20)	/* the largest of the limit's read sizes */
 #define TEXT_VA 0xffffffff81000000ULL
 
 static uint64_t now_ns(void)
@@ -151,17 +151,17 @@ static int count_range(const struct kt_diff *d, void *arg)
 	return 0;
 }
 
-/* the limit: the image read in BLOCKs, and each replica block memcmp'd */
-static uint64_t read_and_compare(int fd, int nodes, uint64_t size,
-				 uint8_t *mbuf, uint8_t *rbuf, bool compare,
-				 int *differ)
+/* the limit: the image read in blocks, and each replica block memcmp'd */
+static uint64_t read_and_compare_in(int fd, int nodes, uint64_t size,
+				    size_t block, uint8_t *mbuf,
+				    uint8_t *rbuf, bool compare, int *differ)
 {
 	uint64_t t = now_ns(), off;
 	int n;
 
 	*differ = 0;
-	for (off = 0; off < size; off += BLOCK) {
-		size_t len = size - off < BLOCK ? size - off : BLOCK;
+	for (off = 0; off < size; off += block) {
+		size_t len = size - off < block ? size - off : block;
 
 		if (pread(fd, mbuf, len, (off_t)off) != (ssize_t)len)
 			return 0;
@@ -174,6 +174,33 @@ static uint64_t read_and_compare(int fd, int nodes, uint64_t size,
 		}
 	}
 	return now_ns() - t;
+}
+
+/*
+ * The machine's own limit is its best block size, not the pipeline's:
+ * the fastest of 64 KiB to 1 MiB (a block that fits in L2 is faster by
+ * a third on the EPYC hosts).
+ */
+static uint64_t read_and_compare(int fd, int nodes, uint64_t size,
+				 uint8_t *mbuf, uint8_t *rbuf, bool compare,
+				 int *differ)
+{
+	uint64_t best = 0, ns;
+	size_t block;
+	int d;
+
+	*differ = 0;
+	for (block = 64 << 10; block <= BLOCK; block *= 2) {
+		ns = read_and_compare_in(fd, nodes, size, block, mbuf, rbuf,
+					 compare, &d);
+		if (!ns)
+			return 0;
+		if (!best || ns < best)
+			best = ns;
+		/* the planted byte lies in one block at any size */
+		*differ = d;
+	}
+	return best;
 }
 
 int main(int argc, char **argv)
