@@ -56,8 +56,9 @@ def main():
         ("PT_LOAD p_filesz > p_memsz", [(192 + 40, "<Q", 16)], "p_memsz"),
     ]
     tap.header()
-    # the reproducer and its twin, the cases, filtered twice, the shim twice
-    tap.plan(2 + len(cases) + 2 + 2)
+    # the reproducer and its twin, the cases, filtered twice, the shim
+    # three times
+    tap.plan(2 + len(cases) + 2 + 3)
     tmp = tempfile.mkdtemp(prefix="ktrepl-damaged-")
     bad = os.path.join(tmp, "repro.core")
     good = os.path.join(tmp, "healthy.core")
@@ -99,17 +100,30 @@ def main():
        f"a wholly excluded segment (p_filesz 0, p_offset 0) is no damage ({rc}: {err})")
 
     if os.path.exists(SHIM):
-        env = {"LD_PRELOAD": SHIM, "KT_SHIM": "crash"}
+        # libkdumpfile's reader: it opens the dump at once
+        env = {"LD_PRELOAD": SHIM, "KT_SHIM": "crash",
+               "KTREPL_DUMP_READER": "libkdumpfile"}
         rc, err, _ = run(good, env)
         ok(rc == 2 and "libkdumpfile crashed" in err,
            f"libkdumpfile crashing while opening: exit 2, the tool lives ({err})")
         env = {"LD_PRELOAD": SHIM, "KT_SHIM": "hang",
-               "KTREPL_DUMP_OPEN_TIMEOUT": "2"}
+               "KTREPL_DUMP_OPEN_TIMEOUT": "2",
+               "KTREPL_DUMP_READER": "libkdumpfile"}
         rc, err, took = run(good, env)
         ok(rc == 2 and "did not finish" in err and took < 10,
            f"libkdumpfile hanging: exit 2 after the time limit ({took:.1f} s: {err})")
+        # the direct reader opens it only for a read in no segment: the
+        # probe guards that late open too
+        r = subprocess.run([DUMP, "--vmcore", good, "read", hex(1 << 40),
+                            "16"], capture_output=True, text=True,
+                           timeout=60, env=dict(os.environ, LD_PRELOAD=SHIM,
+                                                KT_SHIM="crash"))
+        ok(r.returncode == 2 and "libkdumpfile crashed" in r.stderr,
+           "the direct reader, reading where no segment is, opens "
+           f"libkdumpfile then, behind the probe: exit 2 "
+           f"({r.returncode}: {r.stderr.strip()})")
     else:
-        for what in ("crashing while opening", "hanging"):
+        for what in ("crashing while opening", "hanging", "crashing late"):
             ok(False, f"libkdumpfile {what}: the shim {SHIM} is built")
 
     # upstream status, for the record: not ours to pass or fail

@@ -343,6 +343,10 @@ static void test_readers_agree(const uint8_t *mem)
 		{ 0x300000, 0x100000, 0x100000 },
 	};
 	static const size_t lens[] = { 8, 4096, 3 * 4096 + 5, 1 << 20 };
+	static const char *const keys[] = { "OSRELEASE", "PAGESIZE",
+					    "KTREPL_DESCRIPTOR",
+					    "SYMBOL(init_top_pgt)", "NOPE" };
+	uint64_t end_a = 0, end_b = 0;
 	static uint8_t a[1 << 20], b[1 << 20];
 	struct kt_memsrc *direct, *lib;
 	char path_d[64], path_l[64];
@@ -386,6 +390,24 @@ static void test_readers_agree(const uint8_t *mem)
 	tap_ok(!differ && absent && absent < reads,
 	       "the direct reader and libkdumpfile agree on every read: %u of %u differ (want 0), %u refused as not in the dump by both (want some, not all)",
 	       differ, reads, absent);
+	for (i = 0, differ = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char va[64] = "", vb[64] = "";
+
+		kt_err_clear(&ea);
+		kt_err_clear(&eb);
+		ra = kt_memsrc_vmcoreinfo(direct, keys[i], va, sizeof(va), &ea);
+		rb = kt_memsrc_vmcoreinfo(lib, keys[i], vb, sizeof(vb), &eb);
+		if (ra != rb || strcmp(va, vb)) {
+			printf("# %s: direct %d '%s' (%s), libkdumpfile %d '%s' (%s)\n",
+			       keys[i], ra, va, ea.msg, rb, vb, eb.msg);
+			differ++;
+		}
+	}
+	ra = kt_memsrc_phys_end(direct, &end_a, &ea);
+	rb = kt_memsrc_phys_end(lib, &end_b, &eb);
+	tap_ok(!differ && !ra && !rb && end_a == end_b,
+	       "and on VMCOREINFO (%zu keys, one absent: %u differ) and the end of memory (0x%" PRIx64 ", 0x%" PRIx64 ")",
+	       sizeof(keys) / sizeof(keys[0]), differ, end_a, end_b);
 out:
 	if (direct)
 		kt_memsrc_close(direct);
@@ -644,8 +666,8 @@ int main(void)
 	uint64_t p;
 
 	tap_header();
-	/* 24 points before the kdump formats, 7 for each of them */
-	tap_plan(24 + sizeof(kd_formats) / sizeof(kd_formats[0]) * 7);
+	/* 25 points before the kdump formats, 7 for each of them */
+	tap_plan(25 + sizeof(kd_formats) / sizeof(kd_formats[0]) * 7);
 	if (!mem)
 		return 1;
 	/* "RAM" that is not zero, so that zeros prove the excluded part */

@@ -184,7 +184,8 @@ prom = os.path.join(tmp, "hang.prom")
 have_shim = os.path.exists(SHIM)
 rc, out, err, took = triage(hang, "--timeout", "2", f"--prometheus={prom}",
                             env={"LD_PRELOAD": SHIM, "KT_SHIM": "hang",
-                                 "KTREPL_DUMP_OPEN_TIMEOUT": "30"}
+                                 "KTREPL_DUMP_OPEN_TIMEOUT": "30",
+                                 "KTREPL_DUMP_READER": "libkdumpfile"}
                             if have_shim else {}, timeout=20)
 v = verdict(os.path.join(hang, "202612050000"))
 tap.ok(have_shim and rc == 0 and took < 15 and
@@ -204,7 +205,9 @@ os.makedirs(os.path.join(crashing, "202612060000"))
 shutil.copy(os.path.join(hang, "202612050000", "dump.202612050000"),
             os.path.join(crashing, "202612060000", "dump.202612060000"))
 rc, out, err, took = triage(crashing, env={"LD_PRELOAD": SHIM,
-                                           "KT_SHIM": "crash"}
+                                           "KT_SHIM": "crash",
+                                           "KTREPL_DUMP_READER":
+                                           "libkdumpfile"}
                             if have_shim else {}, timeout=60)
 v = verdict(os.path.join(crashing, "202612060000"))
 tap.ok(have_shim and rc == 0 and

@@ -52,8 +52,24 @@ static bool in_file(const struct dump_file *f, uint64_t off, uint64_t len)
 
 /* ---- ELF ---------------------------------------------------------- */
 
+/* the first VMCOREINFO note's text, kept for a reader that wants it */
+static int keep_vmcoreinfo(const uint8_t *note, const Elf64_Nhdr *nh,
+			   struct kt_dump_layout *layout)
+{
+	static const char name[] = "VMCOREINFO";
+	uint64_t desc_at = sizeof(*nh) + (((uint64_t)nh->n_namesz + 3) & ~3ULL);
+
+	if (layout->vmcoreinfo || nh->n_namesz != sizeof(name) ||
+	    memcmp(note + sizeof(*nh), name, sizeof(name)))
+		return 0;
+	layout->vmcoreinfo = strndup((const char *)note + desc_at,
+				     nh->n_descsz);
+	return layout->vmcoreinfo ? 0 : -ENOMEM;
+}
+
 static int elf_check_notes(const struct dump_file *f, const Elf64_Phdr *ph,
-			   unsigned int index, struct kt_err *err)
+			   unsigned int index, struct kt_dump_layout *layout,
+			   struct kt_err *err)
 {
 	uint64_t pos = 0;
 	uint8_t *buf;
@@ -79,6 +95,8 @@ static int elf_check_notes(const struct dump_file *f, const Elf64_Phdr *ph,
 					 "%s: program header %u: the note at +%" PRIu64 " (n_namesz %u, n_descsz %u) overruns its segment (p_filesz %" PRIu64 ")",
 					 f->path, index, pos, nh.n_namesz,
 					 nh.n_descsz, (uint64_t)ph->p_filesz);
+		else if (keep_vmcoreinfo(buf + pos, &nh, layout))
+			ret = kt_err_set(err, ENOMEM, "out of memory");
 		pos += sizeof(nh) + name + desc;
 	}
 	free(buf);
@@ -105,7 +123,7 @@ static int elf_check_phdr(const struct dump_file *f, const Elf64_Phdr *ph,
 				  (uint64_t)ph->p_paddr,
 				  (uint64_t)ph->p_offset + ph->p_filesz, f->size);
 	if (ph->p_type == PT_NOTE)
-		return elf_check_notes(f, ph, i, err);
+		return elf_check_notes(f, ph, i, layout, err);
 	if (ph->p_filesz > ph->p_memsz || ph->p_paddr + ph->p_memsz < ph->p_paddr)
 		return kt_err_set(err, EPROTO,
 				  "%s: program header %u: PT_LOAD at physical 0x%" PRIx64 " has p_filesz %" PRIu64 " and p_memsz %" PRIu64,
@@ -509,4 +527,6 @@ void kt_dump_layout_free(struct kt_dump_layout *layout)
 	free(layout->loads);
 	layout->loads = NULL;
 	layout->nr_loads = 0;
+	free(layout->vmcoreinfo);
+	layout->vmcoreinfo = NULL;
 }

@@ -44,6 +44,8 @@ struct kt_dump_layout {
 	size_t nr_loads;
 	/* ELF: two of them cover the same memory (x86's kernel text one) */
 	bool loads_overlap;
+	/* ELF: the first VMCOREINFO note's text (NUL-terminated), or NULL */
+	char *vmcoreinfo;
 	/* kdump: the sub-header's dump_level (makedumpfile -d), -1 if absent */
 	int dump_level;
 };
