@@ -210,19 +210,20 @@ void ktr_failsafe_recheck(void)
 		queue_work(system_unbound_wq, &failsafe_work);
 }
 
-/*
- * What leaves writes unwatched now: a switch that silences our probes
- * (*probes: "kprobes", "ftrace"), or the test build's propagate=0, which
- * drops every patch; NULL when every write is watched. Process context.
- */
-static const char *unwatched(bool *probes)
-{
-	const char *unarmed = ktr_probes_unarmed();
+/* What leaves writes to text unwatched now, if anything. */
+enum write_watch {
+	WRITES_WATCHED,
+	PROBES_UNARMED,	/* a switch silenced our probes */
+	PROPAGATE_OFF,	/* the test build's propagate=0 drops every patch */
+};
 
-	*probes = unarmed != NULL;
-	if (unarmed)
-		return unarmed;
-	return ktr_test_propagate() ? NULL : "propagate";
+/* Process context. *switch_name: "kprobes" or "ftrace" (PROBES_UNARMED). */
+static enum write_watch write_watch(const char **switch_name)
+{
+	*switch_name = ktr_probes_unarmed();
+	if (*switch_name)
+		return PROBES_UNARMED;
+	return ktr_test_propagate() ? WRITES_WATCHED : PROPAGATE_OFF;
 }
 
 /*
@@ -305,9 +306,8 @@ static void give_up(const char *refusal, const char *what)
 
 static void failsafe_fn(struct work_struct *work)
 {
-	const char *refusal, *source;
+	const char *refusal, *switch_name;
 	unsigned long why;
-	bool probes;
 
 	mutex_lock(&failsafe_lock);
 	why = xchg(&pending, 0);
@@ -325,7 +325,7 @@ static void failsafe_fn(struct work_struct *work)
 		goto out;
 	if (!why) {
 		/* the poll saw the probes armed again, or propagate=1 */
-		if (unwatched(&probes))
+		if (write_watch(&switch_name) != WRITES_WATCHED)
 			goto out;
 		pr_info("fail-safe (%s): %s; checking the replicas\n",
 			reason_name(last_reason),
@@ -361,20 +361,23 @@ repair:
 	 * nothing runs on the replicas while waiting, and the re-arm
 	 * repairs and checks them all.
 	 */
-	source = unwatched(&probes);
-	if (source && probes) {
+	switch (write_watch(&switch_name)) {
+	case PROBES_UNARMED:
 		/* what the audit saw was the disarm's own writes */
 		last_reason = KTR_FS_PROBES_DISARMED;
 		if (!waiting)
 			pr_err("fail-safe (%s): %s is disarmed: activation stays paused until it is armed again\n",
-			       reason_name(last_reason), source);
-	} else if (source && !waiting) {
-		pr_err("fail-safe (%s): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1\n",
-		       reason_name(last_reason));
-	}
-	if (source) {
+			       reason_name(last_reason), switch_name);
 		WRITE_ONCE(waiting, true);
 		goto out_changed;
+	case PROPAGATE_OFF:
+		if (!waiting)
+			pr_err("fail-safe (%s): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1\n",
+			       reason_name(last_reason));
+		WRITE_ONCE(waiting, true);
+		goto out_changed;
+	case WRITES_WATCHED:
+		break;
 	}
 	if (ktr_test_audit_in_failsafe())
 		ktr_audit_pass_now();

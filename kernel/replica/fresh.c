@@ -139,9 +139,14 @@ static bool holds_tables(const struct copied_table *t)
 	return t->level < ktr.geom.levels - 1;
 }
 
+static unsigned int level_entries(int level)
+{
+	return 1U << ktr.geom.bits[level];
+}
+
 static unsigned int entries_of(const struct copied_table *t)
 {
-	return 1U << ktr.geom.bits[t->level];
+	return level_entries(t->level);
 }
 
 /*
@@ -490,7 +495,7 @@ static bool table_empty(const u64 *table, int level)
 {
 	unsigned int e;
 
-	for (e = 0; e < 1U << ktr.geom.bits[level]; e++)
+	for (e = 0; e < level_entries(level); e++)
 		if (ktr_pte_present(READ_ONCE(table[e])))
 			return false;
 	return true;
@@ -504,31 +509,40 @@ static bool table_empty(const u64 *table, int level)
  * pointing at that table until the fail-safe rebuilds them, so it is
  * never freed (a page, in the test build).
  */
+/* t's highest entry over an empty lower table, cleared; or -ENOENT */
+static int lose_table_of(const struct copied_table *t)
+{
+	u64 none = 0;
+	int e;
+
+	for (e = entries_of(t) - 1; e >= 0; e--) {
+		u64 v = READ_ONCE(t->table[e]);
+
+		if (!ktr_pte_present(v) ||
+		    ktr_pte_leaf(v, t->level, ktr.geom.levels) ||
+		    !table_empty(ktr_table_va(v), t->level + 1))
+			continue;
+		ktr_write_phys(__pa(&t->table[e]), &none, sizeof(none));
+		ktr_arch_tables_changed();
+		return e;
+	}
+	return -ENOENT;
+}
+
 static int lose_table_cb(void *arg)
 {
 	int l, i, e;
 
-	for (l = 0; l < ktr.geom.levels - 1; l++) {
+	for (l = 0; l < ktr.geom.levels - 1; l++)
 		for (i = 0; i < nr_copied; i++) {
-			const struct copied_table *t = &copied[i];
-
-			if (t->level != l)
+			if (copied[i].level != l)
 				continue;
-			for (e = entries_of(t) - 1; e >= 0; e--) {
-				u64 v = READ_ONCE(t->table[e]), none = 0;
-
-				if (!ktr_pte_present(v) ||
-				    ktr_pte_leaf(v, l, ktr.geom.levels) ||
-				    !table_empty(ktr_table_va(v), l + 1))
-					continue;
-				ktr_write_phys(__pa(&t->table[e]), &none,
-					       sizeof(none));
-				ktr_arch_tables_changed();
+			e = lose_table_of(&copied[i]);
+			if (e >= 0) {
 				*(int *)arg = l << 16 | e;
 				return 0;
 			}
 		}
-	}
 	return -ENOENT;
 }
 
