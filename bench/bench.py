@@ -65,6 +65,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests",
                                 "vm"))
 import ktvm  # noqa: E402
+import load_figures  # noqa: E402
 import results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -493,43 +494,56 @@ def load_bench():
 
 
 def load_bench_one(topo, cmdline):
+    """Each load against the baseline the kernel makes it pay anyway,
+    timed in the same load (medians of 5 rounds in the module): with
+    init_on_alloc=1 the allocator zeroes every replica page before the
+    copy overwrites it, so the goal is <= 1.5x (memset + memcpy); with
+    init_on_alloc=0, <= 2x memcpy."""
     label = f"{topo}{', ' + cmdline if cmdline else ''}"
     lines = boot("load.sh", topo, cmdline=cmdline)
+    zeroing = load_figures.zeroing(records(lines, "autoinit"))
+    base, want = load_figures.baseline(zeroing)
     loads = [x for x in (kv(y) for y in records(lines, "load"))
-             if int(x.get("memcpy_ns", 0))]
-    if not loads:
-        print(f"load [{label}]: the guest gave no figures")
-        goal(f"load [{label}], x memcpy", None, "<=", 2)
+             if load_figures.ratio(x, zeroing) is not None]
+    name = f"load [{topo}, init_on_alloc={int(bool(zeroing))}], x {base}"
+    if zeroing is None or not loads:
+        print(f"load [{label}]: the guest gave no figures (init_on_alloc "
+              f"{'unknown' if zeroing is None else int(zeroing)})")
+        goal(name, None, "<=", want)
         return
     nodes = [kv(x) for x in records(lines, "nodes")]
-    ratios = sorted(int(x["replicate_ns"]) / int(x["memcpy_ns"])
-                    for x in loads)
+    ratios = sorted(load_figures.ratio(x, zeroing) for x in loads)
+    by_memcpy = sorted(int(x["replicate_ns"]) / int(x["memcpy_ns"])
+                       for x in loads)
     load = statistics.median(int(x["load_ns"]) for x in loads)
     rep = statistics.median(int(x["replicate_ns"]) for x in loads)
     hook = statistics.median(int(x["hook_ns"]) for x in loads)
     cp = statistics.median(int(x["memcpy_ns"]) for x in loads)
+    zs = statistics.median(int(x.get("memset_ns", 0)) for x in loads)
     over = sorted({int(n["overhead_bytes"]) for n in nodes
                    if n.get("role") == "replica"})
-    print(f"load [{label}]: replication (copies, tables, protection) "
-          f"{statistics.median(ratios):.2f}x its own load's plain memcpy, "
-          f"median of {len(ratios)} loads (goal <= 2x; "
-          f"{ratios[0]:.2f}-{ratios[-1]:.2f}); medians {rep / 1e6:.1f} ms "
-          f"vs {cp / 1e6:.1f} ms; whole load {load / 1e6:.1f} ms, of which "
+    print(f"load [{label}]: init_on_alloc={int(zeroing)}; replication "
+          f"(copies, tables, protection) {statistics.median(ratios):.2f}x "
+          f"its own load's {base}, median of {len(ratios)} loads (goal <= "
+          f"{want}x; {ratios[0]:.2f}-{ratios[-1]:.2f}); "
+          f"{statistics.median(by_memcpy):.2f}x the memcpy alone; medians "
+          f"{rep / 1e6:.1f} ms vs memcpy {cp / 1e6:.1f} ms and memset "
+          f"{zs / 1e6:.1f} ms; whole load {load / 1e6:.1f} ms, of which "
           f"hooking the patcher {hook / 1e6:.1f} ms; per-node overhead "
           f"{[round(o / 2**20, 1) for o in over]} MiB")
-    goal(f"load [{label}], x memcpy", statistics.median(ratios), "<=", 2,
-         samples=ratios)
+    goal(name, statistics.median(ratios), "<=", want, samples=ratios)
     # each step against its own load's memcpy, median over the loads
     steps = [x for x in (kv(y) for y in records(lines, "steps"))
              if int(x.get("memcpy", 0))]
     if steps:
-        names = [k for k in steps[0] if k != "memcpy"]
+        names = [k for k in steps[0] if k not in ("memcpy", "memset")]
         med = {k: statistics.median(int(x.get(k, 0)) / int(x["memcpy"])
                                     for x in steps)
-               for k in names}
+               for k in names + ["memset"]}
         print(f"load [{label}] by step, median of {len(steps)} (x its "
               "load's memcpy): " +
-              ", ".join(f"{k} {med[k]:.2f}x" for k in names))
+              ", ".join(f"{k} {med[k]:.2f}x" for k in names) +
+              f"; the memset baseline {med['memset']:.2f}x")
 
 
 def scaling_bench():

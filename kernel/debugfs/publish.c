@@ -223,6 +223,7 @@ static int summary_show(struct seq_file *m, void *v)
 			[KTREPL_S_REPLICATE_NS].u = prov->replicate_ns,
 			[KTREPL_S_HOOK_NS].u = prov->hook_ns,
 			[KTREPL_S_MEMCPY_NS].u = prov->memcpy_ns,
+			[KTREPL_S_MEMSET_NS].u = prov->memset_ns,
 			[KTREPL_S_ACTIVATION_REASON].s = prov->activation_reason,
 			[KTREPL_S_AUDITS].u = ec.audits,
 			[KTREPL_S_AUDIT_REPAIRS].u = ec.audit_repairs,

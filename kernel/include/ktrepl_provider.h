@@ -156,6 +156,8 @@ typedef int (*ktrepl_mapping_fn)(const struct ktrepl_mapping *m, void *arg);
  * @replicate_ns: of which copies and tables
  * @hook_ns: of which hooking the patcher
  * @memcpy_ns: a plain memcpy of the replicated bytes (bench=1), or 0
+ * @memset_ns: a plain memset of the same bytes (bench=1), or 0: the
+ *	zeroing init_on_alloc=1 makes the allocator do before the copy
  *
  * Every op may be called from any process context once the provider is
  * published, concurrently with patching, until the publisher is gone;
@@ -179,6 +181,7 @@ struct ktrepl_provider {
 	u64 replicate_ns;
 	u64 hook_ns;
 	u64 memcpy_ns;
+	u64 memset_ns;
 
 	/**
 	 * @memory_node: the node whose replica and tables @nid uses, or -1

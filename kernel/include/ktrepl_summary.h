@@ -65,6 +65,7 @@ enum ktrepl_summary_field {
 	KTREPL_S_FAILSAFE,
 	KTREPL_S_FAILSAFE_ACTIVE,
 	KTREPL_S_FAILSAFE_REASON,
+	KTREPL_S_MEMSET_NS,
 	KTREPL_S_NR
 };
 
@@ -114,6 +115,7 @@ static inline const struct ktrepl_field *ktrepl_summary_fields(void)
 					       KTREPL_F_INT, 1 },
 		[KTREPL_S_FAILSAFE_REASON] = { "failsafe_reason",
 					       KTREPL_F_STR, 1 },
+		[KTREPL_S_MEMSET_NS] = { "memset_ns", KTREPL_F_UINT, 1 },
 	};
 
 	return fields;

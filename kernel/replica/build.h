@@ -32,6 +32,7 @@ int ktr_copy_replicas(void);
 int ktr_recopy_quiesced(void);
 int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr);
 u64 ktr_time_plain_memcpy(void);
+u64 ktr_time_plain_memset(void);
 int ktr_protect_replicas(bool ro);
 void ktr_free_chunk_replicas(struct ktr_chunk *c);
 void ktr_free_replicas(void);
