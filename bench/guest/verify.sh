@@ -15,6 +15,7 @@ for round in 1 2 3; do
 		if (f[1] == "pa") pa = f[2]; if (f[1] == "size") size = f[2] }
 		printf "%s %s ", pa, size }' $D/replicas)
 	ktrepl-dump read -o /dev/null $args
+	raw_rc=$?
 	t2=$(ns)
 	# and one node's alone (the first listed): what verify's cost per
 	# node is judged against
@@ -24,12 +25,13 @@ for round in 1 2 3; do
 		if (f[1] == "size") size = f[2] }
 		if (node == first) printf "%s %s ", pa, size }' $D/replicas)
 	ktrepl-dump read -o /dev/null $one
+	raw1_rc=$?
 	t3=$(ns)
 	# what no command times: exec, the loader and exit, as ten runs
 	# that open nothing (/proc/uptime's 10 ms steps, so ten)
 	for i in 1 2 3 4 5 6 7 8 9 10; do ktrepl-dump --version > /dev/null; done
 	t4=$(ns)
-	echo "@@verify@@ verify_ns=$((t1 - t0)) raw_ns=$((t2 - t1)) raw1_ns=$((t3 - t2)) exec_ns=$(((t4 - t3) / 10)) $(cat /tmp/v.json)"
+	echo "@@verify@@ verify_ns=$((t1 - t0)) raw_ns=$((t2 - t1)) raw1_ns=$((t3 - t2)) exec_ns=$(((t4 - t3) / 10)) raw_rc=$raw_rc raw1_rc=$raw1_rc $(cat /tmp/v.json)"
 done
 done_testing
 # bench.py's vmcore half dumps this guest; its scaling half does not

@@ -7,6 +7,7 @@ completions."""
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ def run(*args, tool=DUMP):
 
 
 tap.header()
-tap.plan(39)
+tap.plan(41)
 tmp = tempfile.mkdtemp(prefix="ktrepl-cli-")
 nowhere = os.path.join(tmp, "no-debugfs")
 
@@ -163,6 +164,16 @@ rc, out, err = run("--raw", image, "read", "-o", partial, "0", "16",
                    "0x100000", "16")
 ok(rc == 2 and "outside the image" in err and not os.path.exists(partial),
    "read -o with a range it cannot read: exit 2, no file left", out + err)
+rc, out, err = run("--raw", f"{image}@0x100000", "read", "-o", "/dev/null",
+                   "0x100010", "32", "0x101000", "16")
+ok(rc == 0 and not err, "read -o /dev/null: the null device is the one "
+   "existing file taken (bench.py's raw read)", f"rc {rc}\n{out}{err}")
+rc, out, err = run("--raw", image, "read", "-o", "/dev/null", "0", "16",
+                   "0x100000", "16")
+st = os.stat("/dev/null")
+ok(rc == 2 and "outside the image" in err and stat.S_ISCHR(st.st_mode),
+   "read -o /dev/null with a range it cannot read: exit 2, and the null "
+   "device is not removed", out + err)
 os.umask(old_umask)
 
 # a kcore refused to someone not root says it needs root, not lockdown
