@@ -10,6 +10,7 @@ or native (this host). A goal with no figure is missed.
 """
 import json
 import os
+import statistics
 
 KEYS = ("goal", "figure", "low", "high", "n", "op", "target", "met", "date",
         "commit", "host", "kind")
@@ -58,6 +59,21 @@ def status(r):
     return "met" if r["met"] and r["figure"] is not None else "**missed**"
 
 
+def latest(rows):
+    """The newest day's runs of one goal as one record: the median of
+    their figures, their range and count, judged on the median (a single
+    boot's figure is no verdict under TCG)"""
+    day = [r for r in rows if r["date"] == rows[0]["date"]]
+    figs = [r["figure"] for r in day if r["figure"] is not None]
+    if len(day) < 2 or not figs:
+        return dict(rows[0], runs=1)
+    fig = statistics.median(figs)
+    r = rows[0]
+    met = fig <= r["target"] if r["op"] == "<=" else fig >= r["target"]
+    return dict(r, figure=fig, low=min(figs), high=max(figs), n=len(figs),
+                met=met and len(figs) == len(day), runs=len(day))
+
+
 def anchor(name):
     """GitHub's anchor for a heading"""
     keep = "".join(c for c in name.lower()
@@ -68,10 +84,12 @@ def anchor(name):
 def render(records):
     """The whole of RESULTS.md."""
     goals = {}
-    for r in records:
-        goals.setdefault(r["goal"], []).append(r)
-    for rows in goals.values():
-        rows.sort(key=lambda r: (r["date"], r["commit"]), reverse=True)
+    # results.json only grows: of one day's runs, the later is the newer
+    for i, r in enumerate(records):
+        goals.setdefault(r["goal"], []).append((r["date"], i, r))
+    for name, rows in goals.items():
+        goals[name] = [r for _, _, r in sorted(rows, key=lambda x: x[:2],
+                                                reverse=True)]
     out = ["# ktrepl benchmark results", "",
            "Made by `python3 bench/bench.py --markdown` from "
            "`bench/results.json`; do not edit by hand. Figures are "
@@ -79,10 +97,13 @@ def render(records):
            "(see `bench/bench.py`); *emulated* ones come from QEMU/TCG "
            "guests, where only ratios mean anything.", "",
            "## Latest", "",
+           "Each goal's newest day: with several runs that day, the "
+           "median of their figures, their range and count, judged on "
+           "the median (a run with no figure makes the day missed).", "",
            "| goal | figure | want | status | date | kind |",
            "|---|---|---|---|---|---|"]
     for name in sorted(goals):
-        r = goals[name][0]
+        r = latest(goals[name])
         out.append(f"| [{name}](#{anchor(name)}) | {figure_cell(r)} | "
                    f"{r['op']} {r['target']:g} | {status(r)} | {r['date']} "
                    f"| {r['kind']} |")

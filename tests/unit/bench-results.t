@@ -15,7 +15,7 @@ from ktrepl_tap import Tap  # noqa: E402
 import results  # noqa: E402
 
 tap = Tap()
-tap.plan(7)
+tap.plan(9)
 
 
 def rec(name, figure, op, target, met, date, **kw):
@@ -82,4 +82,16 @@ tap.ok(0 <= part.find("2026-12-06") < part.find("2026-12-05") and
        md)
 tap.ok(md.count("\n### ") == 3 and "do not edit by hand" in md,
        "one table per goal, and the file says it is generated", md)
+same_day = [rec("g", 2.5, "<=", 2, False, "2026-12-06", commit="aaa"),
+            rec("g", 1.5, "<=", 2, True, "2026-12-06", commit="000")]
+md = results.render(same_day)
+part = md.split("### g\n", 1)[1]
+tap.ok(0 <= part.find("| 1.5 |") < part.find("| 2.5 |"),
+       "of two runs on one day, the one recorded later comes first "
+       "(whatever the commits' names)", md)
+days = same_day + [rec("g", 2.2, "<=", 2, False, "2026-12-06")]
+row = latest_row(results.render(days), "g")
+tap.ok("2.2 (1.5-2.5, n=3)" in row and "**missed**" in row,
+       "Latest is the day's median over its runs, judged on it",
+       f"got {row!r}")
 tap.done()
