@@ -92,6 +92,11 @@ static void json_hex(struct kt_memsrc *src, const uint8_t *buf, uint64_t pa,
  * nothing: reading into it times the read alone (bench.py's raw read).
  * *created: the file is ours, to remove if the read fails.
  */
+static bool is_null_device(const struct stat *sb)
+{
+	return S_ISCHR(sb->st_mode) && sb->st_rdev == makedev(1, 3);
+}
+
 static FILE *create_output(const char *path, bool *created)
 {
 	struct stat sb;
@@ -99,11 +104,25 @@ static FILE *create_output(const char *path, bool *created)
 	int fd, e;
 
 	*created = false;
-	if (!lstat(path, &sb) && S_ISCHR(sb.st_mode) &&
-	    sb.st_rdev == makedev(1, 3)) {
-		fp = fopen(path, "we");
-		if (!fp)
+	/*
+	 * What is opened is checked, not only the name (lstat first, so
+	 * nothing else is opened for writing at all): a path swapped
+	 * between the two is refused, never written.
+	 */
+	if (!lstat(path, &sb) && is_null_device(&sb)) {
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+				O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &sb) || !is_null_device(&sb))) {
+			close(fd);
+			fd = -1;
+			errno = EEXIST;
+		}
+		fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!fp) {
 			kt_out_error(&dump.out, "%s: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+		}
 		return fp;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,

@@ -153,6 +153,17 @@ static void sort_loads(struct kt_dump_layout *layout)
 {
 	size_t i;
 
+	/*
+	 * Every PT_LOAD at physical 0 (an old /proc/kcore copy): the file
+	 * says nothing of physical addresses, and libkdumpfile reads none
+	 * from it. The direct reader takes no such segment either.
+	 */
+	for (i = 0; i < layout->nr_loads && !layout->loads[i].pa; i++)
+		;
+	if (layout->nr_loads > 1 && i == layout->nr_loads) {
+		layout->nr_loads = 0;
+		return;
+	}
 	if (layout->nr_loads)
 		qsort(layout->loads, layout->nr_loads, sizeof(*layout->loads),
 		      cmp_load);

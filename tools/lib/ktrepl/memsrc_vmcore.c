@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libkdumpfile/kdumpfile.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ static int probe_timeout_ms(void)
 	const char *env = getenv("KTREPL_DUMP_OPEN_TIMEOUT");
 	int s = env ? atoi(env) : 0;
 
+	if (s > INT_MAX / 1000)
+		s = INT_MAX / 1000;
 	return (s > 0 ? s : PROBE_TIMEOUT_S) * 1000;
 }
 
@@ -472,8 +475,14 @@ static int probe_wait(pid_t pid, int *status, int limit_ms)
 		close(fd);
 		if (!n)
 			return -ETIMEDOUT;
-		waitpid(pid, status, 0);
-		return 0;
+		/* readable: the child has exited, so this wait cannot hang */
+		if (n > 0) {
+			do
+				done = waitpid(pid, status, 0);
+			while (done < 0 && errno == EINTR);
+			return 0;
+		}
+		/* poll itself failed: fall back to polling the child */
 	}
 	for (waited_ms = 0; waited_ms < limit_ms; waited_ms++) {
 		done = waitpid(pid, status, WNOHANG);
