@@ -106,14 +106,21 @@ check "confined again, it is bound again within 1 s" \
 
 # fork and exec
 last=$(echo $nodes | tr ' ' '\n' | tail -n1)
-# the exec comes late enough for the first mm to be seen bound first
-taskset -c "$(cpus_of $last)" sh -c "sleep 1.5; exec sh -c '$spin'" &
+# The exec waits on a gate (a FIFO it holds open both ways, as the fork
+# test's parent below), which the test opens once it has read the first
+# mm's binding: with a sleep instead, a slow guest (LA57 under TCG, CI)
+# read that binding after the exec, took the new mm for the old one and
+# waited for a change that had already come.
+rm -f /tmp/exec_gate
+mkfifo /tmp/exec_gate
+taskset -c "$(cpus_of $last)" sh -c "exec 3<>/tmp/exec_gate; read x <&3;
+	exec sh -c '$spin'" &
 ex=$!
 check "a confined process is bound" wait_for 1 bound_line $ex
 pgd_of() { bound_line $1 | kv mm_pgd_pa; }
 pgd1=$(pgd_of $ex)
 new_mm_bound() { _p=$(pgd_of $ex); [ -n "$_p" ] && [ "$_p" != "$pgd1" ]; }
-sleep 1.6
+echo go > /tmp/exec_gate
 check "after exec, its new mm is bound within 1 s" wait_for 1 new_mm_bound
 # The parent waits on a FIFO it holds open both ways (a shell builtin),
 # not in sleep: sleep is a child of its own, which the search below once
