@@ -263,6 +263,20 @@ static int poke_pre(struct kprobe *kp, struct pt_regs *regs)
 		ktr_patch_window_step();
 		return 0;
 	}
+	/*
+	 * A map with one still open: that poke's unmap was never seen. A
+	 * kprobe disarm restores our own site through this very poke, so
+	 * the map may fire and the unmap not; left open, the patch window
+	 * stays odd at rest and every range the tools re-read is
+	 * unsettled. Close it: the fail-safe that the disarm tripped
+	 * recopies the page.
+	 */
+	if (poked.chunk) {
+		flags = ktr_hook_lock();
+		poked.chunk = NULL;
+		ktr_hook_unlock(flags);
+		ktr_patch_window_step();
+	}
 	if (!ktr_replicas_ready())
 		return 0;
 	c = chunk_at_master_pa(pa, &va);
