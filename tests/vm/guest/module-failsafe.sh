@@ -99,8 +99,9 @@ verified_after_resume() {
 # - activation is in force again
 # - the first verify after it reports the event (exit 1), the next is
 #   healthy
-# Expected log: the audit's repair
-# where the audit found the miss; then the fail-safe's three steps:
+# Expected log: the audit's line where it found the miss (audit; patch
+# too when a pass lands before the fail-safe's first step: the dropped
+# patch reached the master); then the fail-safe's three steps:
 #	fail-safe (REASON): a write may have missed the replicas; every CPU
 #	  and process is back on the master's tables
 #	fail-safe: N replica page(s) recopied from the master, 0 still differ
@@ -141,8 +142,6 @@ for kind in patch probe audit; do
 	audit) first="ktrepl: audit: a write at $cold+0x* reached the master but not * replica(s); the fail-safe repairs them" ;;
 	*) first= ;;
 	esac
-	want="$first
-$(failsafe_log $reason "every replica equals the master again; activation resumed")"
 	if ! echo "$cmd" > $D/inject 2>/dev/null; then
 		not_ok "[$kind] inject '$cmd'"
 		continue
@@ -161,7 +160,13 @@ $(failsafe_log $reason "every replica equals the master again; activation resume
 		sh -c "dmesg | grep -q 'fail-safe ($reason): every replica equals the master again; activation resumed'"
 	check "[$kind] activation $act is in force again" wait_for 5 on_node_tables
 	verified_after_resume "$kind"
-	check_log "the fail-safe's log" "$want"
+	# the dropped patch reaches the master: an audit pass that lands
+	# between the trip and the fail-safe's first step finds it first
+	# (one line, the key's site; seen on arm64 6.12 in CI)
+	[ $kind = patch ] && test_log | grep -q '^ktrepl: audit:' &&
+		first="ktrepl: audit: a write at * reached the master but not 1 replica(s); the fail-safe repairs them"
+	check_log "the fail-safe's log" "$first
+$(failsafe_log $reason "every replica equals the master again; activation resumed")"
 done
 
 # TEST: kprobes, ftrace (one scenario each, where the kernel allows it)
