@@ -12,6 +12,7 @@
 #include "debugfs/publish.h"
 #include "ktrepl_compat.h"
 #include "replica/engine.h"
+#include "replica/provider.h"
 #include "replica/testing.h"
 
 static bool allow_untested;

@@ -36,12 +36,11 @@
 #include <linux/mutex.h>
 
 #include "activation.h"
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "build.h"
 #include "failsafe.h"
 #include "fresh.h"
-#include "provider.h"
 #include "workload.h"
 
 static char *activation;

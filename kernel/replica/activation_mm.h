@@ -5,7 +5,7 @@
 #ifndef KTR_ACTIVATION_MM_H
 #define KTR_ACTIVATION_MM_H
 
-#include "engine.h"
+#include "core.h"
 
 /* activation "mm" (x86_64: mm_x86.c), through ktr_arch.mm */
 struct ktr_mm_ops {

@@ -17,7 +17,7 @@
 #include <asm/sysreg.h>
 #include <asm/tlbflush.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "percpu_arm64.h"
 #include "testing.h"

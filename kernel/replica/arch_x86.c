@@ -11,7 +11,7 @@
 #include <asm/processor-flags.h>
 #include <asm/tlbflush.h>
 
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "ktrepl_compat.h"
 #include "testing.h"

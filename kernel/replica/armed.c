@@ -23,7 +23,7 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 
-#include "engine.h"
+#include "core.h"
 #include "failsafe.h"
 
 static DEFINE_MUTEX(canary_lock);

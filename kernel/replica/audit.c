@@ -29,13 +29,12 @@
 #include <linux/workqueue.h>
 #include <linux/xxhash.h>
 
-#include "engine.h"
+#include "core.h"
 #include "audit.h"
 #include "build.h"
 #include "failsafe.h"
 #include "modules.h"
 #include "patch.h"
-#include "provider.h"
 #include "slot.h"
 #include "testing.h"
 

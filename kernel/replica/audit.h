@@ -5,7 +5,7 @@
 #ifndef KTR_AUDIT_H
 #define KTR_AUDIT_H
 
-#include "engine.h"
+#include "core.h"
 
 /* audit.c */
 void ktr_audit_start(void);		/* from the hooks' start */

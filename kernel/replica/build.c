@@ -38,7 +38,7 @@
 #include <linux/topology.h>
 #include <linux/xxhash.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "failsafe.h"
 #include "fresh.h"

@@ -6,7 +6,7 @@
 #ifndef KTR_BUILD_H
 #define KTR_BUILD_H
 
-#include "engine.h"
+#include "core.h"
 
 /* build.c: process context, at load */
 u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);

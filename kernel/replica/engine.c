@@ -2,7 +2,7 @@
 /*
  * ktrepl engine: real per-node replicas of kernel text and rodata, and a
  * per-node page-table set, built beside the master's on a stock kernel.
- * This file loads, stops and frees it; engine.h says which file does
+ * This file loads, stops and frees it; core.h says which file does
  * what and who may touch the shared state.
  *
  * Context: process, from module init and exit only.
@@ -29,10 +29,6 @@
 #include "ktrepl_node.h"
 #include "activation.h"
 #include "testing.h"
-
-struct ktr_engine ktr = {
-	.master_nid = NUMA_NO_NODE,
-};
 
 /*
  * Where kallsyms has no data symbols (arm64 without KALLSYMS_ALL), the
@@ -409,9 +405,4 @@ void ktr_engine_free(void)
 	ktr_test_lifetime("freed core replicas and node tables");
 	ktr_nodes_free();
 	ktr_accounting_report();
-}
-
-struct ktrepl_provider *ktr_engine_provider(void)
-{
-	return &ktr_provider;
 }

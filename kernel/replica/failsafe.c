@@ -48,13 +48,12 @@
 #include <linux/workqueue.h>
 
 #include "activation.h"
-#include "engine.h"
+#include "core.h"
 #include "audit.h"
 #include "failsafe.h"
 #include "fresh.h"
 #include "mirror.h"
 #include "patch.h"
-#include "provider.h"
 #include "testing.h"
 
 /*

@@ -6,7 +6,7 @@
 #ifndef KTR_FAILSAFE_H
 #define KTR_FAILSAFE_H
 
-#include "engine.h"
+#include "core.h"
 
 /* the lowest pending bit names an event: a cause before its symptoms */
 enum ktr_failsafe_reason {

@@ -39,7 +39,7 @@
 #include <linux/stop_machine.h>
 #include <linux/vmalloc.h>
 
-#include "engine.h"
+#include "core.h"
 #include "failsafe.h"
 #include "fresh.h"
 #include "slot.h"

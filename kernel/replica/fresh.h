@@ -5,7 +5,7 @@
 #ifndef KTR_FRESH_H
 #define KTR_FRESH_H
 
-#include "engine.h"
+#include "core.h"
 
 /* fresh.c: copied tables kept identical to the master's (percpu) */
 const char *ktr_fresh_start(void);	/* before the node tables are built */

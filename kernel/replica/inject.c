@@ -27,7 +27,7 @@
 #include <linux/string.h>
 
 #include "activation.h"
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "build.h"
 #include "slot.h"

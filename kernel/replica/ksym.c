@@ -7,7 +7,7 @@
 
 #include <linux/kprobes.h>
 
-#include "engine.h"
+#include "core.h"
 
 static unsigned long (*ktr_lookup_name)(const char *name);
 

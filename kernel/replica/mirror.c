@@ -47,7 +47,7 @@
 #include <linux/rculist.h>
 #include <linux/vmalloc.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "failsafe.h"
 #include "mirror.h"

@@ -5,7 +5,7 @@
 #ifndef KTR_MIRROR_H
 #define KTR_MIRROR_H
 
-#include "engine.h"
+#include "core.h"
 
 /* mirror.c */
 bool ktr_mirror_hook(void);		/* every probe, or false */

@@ -40,10 +40,9 @@
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
 
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "build.h"
-#include "provider.h"
 #include "tables.h"
 #include "testing.h"
 

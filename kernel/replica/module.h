@@ -10,7 +10,7 @@
 
 #include <linux/module.h>
 
-#include "engine.h"
+#include "core.h"
 
 struct leaf_write {
 	u64 *entry;

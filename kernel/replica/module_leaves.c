@@ -20,7 +20,7 @@
 #include <linux/stop_machine.h>
 
 #include "activation.h"
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "build.h"
 #include "modules.h"

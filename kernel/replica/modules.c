@@ -56,12 +56,11 @@
 #include <linux/xxhash.h>
 #include <asm/tlbflush.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "failsafe.h"
 #include "mirror.h"
 #include "modules.h"
-#include "provider.h"
 #include "tables.h"
 #include "testing.h"
 #include "ktrepl_compat.h"

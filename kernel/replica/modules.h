@@ -6,7 +6,7 @@
 #ifndef KTR_MODULES_H
 #define KTR_MODULES_H
 
-#include "engine.h"
+#include "core.h"
 
 /* modules.c: module text and rodata (modules=1) */
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only);

@@ -21,11 +21,10 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "failsafe.h"
 #include "modules.h"
-#include "provider.h"
 #include "slot.h"
 #include "patch.h"
 #include "testing.h"

@@ -10,7 +10,7 @@
 
 #include <linux/ptrace.h>
 
-#include "engine.h"
+#include "core.h"
 
 /* patch.c: the patch layer as the others call it */
 int ktr_patch_start(void);		/* hook the patcher */

@@ -35,11 +35,10 @@
 #include <asm/insn.h>
 #include <asm/memory.h>
 
-#include "engine.h"
+#include "core.h"
 #include "audit.h"
 #include "build.h"
 #include "failsafe.h"
-#include "provider.h"
 #include "slot.h"
 #include "patch.h"
 #include "testing.h"

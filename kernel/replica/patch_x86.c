@@ -10,7 +10,7 @@
 
 #include <linux/kprobes.h>
 
-#include "engine.h"
+#include "core.h"
 #include "audit.h"
 #include "patch.h"
 

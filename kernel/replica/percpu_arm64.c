@@ -39,10 +39,9 @@
 #include <asm/sysreg.h>
 #include <asm/tlbflush.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "percpu_arm64.h"
-#include "provider.h"
 
 static struct {
 	phys_addr_t swapper, reserved, idmap;

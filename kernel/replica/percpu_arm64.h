@@ -5,7 +5,7 @@
 #ifndef KTR_PERCPU_ARM64_H
 #define KTR_PERCPU_ARM64_H
 
-#include "engine.h"
+#include "core.h"
 
 /* percpu_arm64.c, through ktr_arch */
 const char *ktr_percpu_start(void);

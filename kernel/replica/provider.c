@@ -14,7 +14,7 @@
 #include <linux/rculist.h>
 
 #include "activation.h"
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "audit.h"
 #include "build.h"
@@ -183,35 +183,31 @@ static phys_addr_t ktr_read_root(void)
 	return ktr_arch_read_root();
 }
 
-struct ktrepl_provider ktr_provider = {
-	.name = "ktrepl-engine",
-	.nr_regions = KTR_NR_REGIONS,
-	.regions = ktr.regions,
-	.memory_node = ktr_memory_node,
-	.for_each_extent = ktr_walk_extents,
-	.modules = ktr_modules_list,
-	.for_each_module_extent = ktr_module_extents,
-	.node_root = ktr_node_root,
-	.for_each_mapping = ktr_walk_mappings,
-	.root_diff = ktr_root_diff,
-	.overhead_bytes = ktr_overhead_bytes,
-	.patch_counters = ktr_patch_counters,
-	.engine_counters = ktr_engine_counters,
-	.installed_root = ktr_installed_root,
-	.flush = ktr_audit_flush,
-	.patch_log = ktr_patch_log,
-	.tasks = ktr_tasks,
-	.workload_ctl = ktr_workload_ctl,
-	.workload_mode = ktr_workload_mode,
-	.master_probe = ktr_master_probe,
-	.read_root = ktr_read_root,
-};
-
-void ktr_notify_changed(bool lists)
+/*
+ * The ops of core.c's provider, filled once the engine is loaded and
+ * before the publisher first reads them. Process context.
+ */
+struct ktrepl_provider *ktr_engine_provider(void)
 {
-	void (*changed)(bool lists) = READ_ONCE(ktr_provider.changed);
+	struct ktrepl_provider *p = &ktr_provider;
 
-	if (changed)
-		changed(lists);
+	p->memory_node = ktr_memory_node;
+	p->for_each_extent = ktr_walk_extents;
+	p->modules = ktr_modules_list;
+	p->for_each_module_extent = ktr_module_extents;
+	p->node_root = ktr_node_root;
+	p->for_each_mapping = ktr_walk_mappings;
+	p->root_diff = ktr_root_diff;
+	p->overhead_bytes = ktr_overhead_bytes;
+	p->patch_counters = ktr_patch_counters;
+	p->engine_counters = ktr_engine_counters;
+	p->installed_root = ktr_installed_root;
+	p->flush = ktr_audit_flush;
+	p->patch_log = ktr_patch_log;
+	p->tasks = ktr_tasks;
+	p->workload_ctl = ktr_workload_ctl;
+	p->workload_mode = ktr_workload_mode;
+	p->master_probe = ktr_master_probe;
+	p->read_root = ktr_read_root;
+	return p;
 }
-NOKPROBE_SYMBOL(ktr_notify_changed);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * provider.c: the struct ktrepl_provider the publisher reads.
+ * provider.c: the ops of the struct ktrepl_provider the publisher reads
+ * (core.c holds the object).
  */
 #ifndef KTR_PROVIDER_H
 #define KTR_PROVIDER_H
 
-#include "engine.h"
+#include "core.h"
 
-/* provider.c */
-extern struct ktrepl_provider ktr_provider;
-void ktr_notify_changed(bool lists);
+/* core.c's provider with its ops, once the engine is loaded */
+struct ktrepl_provider *ktr_engine_provider(void);
 
 #endif

@@ -19,7 +19,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "slot.h"
 

@@ -5,7 +5,7 @@
 #ifndef KTR_SLOT_H
 #define KTR_SLOT_H
 
-#include "engine.h"
+#include "core.h"
 
 /* slot.c */
 int ktr_slots_init(void);		/* slots for replica writes */

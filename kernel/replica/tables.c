@@ -29,7 +29,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
-#include "engine.h"
+#include "core.h"
 #include "build.h"
 #include "failsafe.h"
 #include "modules.h"

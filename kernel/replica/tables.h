@@ -5,7 +5,7 @@
 #ifndef KTR_TABLES_H
 #define KTR_TABLES_H
 
-#include "engine.h"
+#include "core.h"
 
 /* tables.c: process context, at load and at module load (mods_lock) */
 int ktr_nodes_alloc(void);		/* ktr.nodes and their table lists */

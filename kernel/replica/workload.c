@@ -25,10 +25,9 @@
 #include <linux/xxhash.h>
 
 #include "activation.h"
-#include "engine.h"
+#include "core.h"
 #include "activation_mm.h"
 #include "build.h"
-#include "provider.h"
 #include "tables.h"
 #include "workload.h"
 #include "testing.h"

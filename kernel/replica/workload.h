@@ -5,7 +5,7 @@
 #ifndef KTR_WORKLOAD_H
 #define KTR_WORKLOAD_H
 
-#include "engine.h"
+#include "core.h"
 
 /* workload.c */
 int ktr_workload_init(void);		/* before the copy: see there */
