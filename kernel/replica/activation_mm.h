@@ -19,10 +19,7 @@ struct ktr_mm_ops {
 	int (*inject)(pid_t pid, int nid);
 	bool (*auto_on)(void);
 	void (*counters)(u64 *binds, u64 *unbinds);
-	/* a leaf entry with its global bit set or clear */
-	u64 (*leaf_global)(u64 e, bool global);
 };
-extern const struct ktr_mm_ops ktr_mm_x86;
 unsigned long ktr_master_probe(void);
 
 #endif

@@ -19,7 +19,6 @@
 
 #include "core.h"
 #include "build.h"
-#include "percpu_arm64.h"
 #include "testing.h"
 #include "ktrepl_compat.h"
 
@@ -205,11 +204,3 @@ int ktr_arch_geometry(struct ktr_geom *g)
 	g->kernel_first = 0;	/* TTBR1's table is all kernel */
 	return 0;
 }
-
-const struct ktr_arch ktr_arch = {
-	.percpu_start = ktr_percpu_start,
-	.percpu_stop = ktr_percpu_stop,
-	.installed_root = ktr_percpu_installed_root,
-	.percpu_counters = ktr_percpu_counters,
-	.pm_revert = ktr_percpu_pm_revert,
-};

@@ -3,7 +3,7 @@
  * arm64's page-table entry bits and the engine's fixed choices, as
  * static inlines: each .ko is built for one arch, so these are known at
  * build time and cost no indirect call in the table mirror's and the
- * walks' loops. engine.h includes the arch's one.
+ * walks' loops. core.h includes the arch's one.
  */
 #ifndef KTREPL_ARCH_ARM64_H
 #define KTREPL_ARCH_ARM64_H
@@ -37,6 +37,8 @@ struct pt_regs;
 #define KTR_ARCH_LEAF_MOVE_BREAKS true
 /* percpu keeps the copied tables identical to the master's (fresh.c) */
 #define KTR_ARCH_FRESH_TABLES true
+/* TTBR1 moves whole CPUs: the text leaves keep their global bit */
+#define KTR_ARCH_NONGLOBAL_TEXT false
 
 static inline bool ktr_pte_present(u64 e)
 {
@@ -82,6 +84,11 @@ static inline bool ktr_pte_executable(u64 e, int level)
 static inline bool ktr_pte_global(u64 e, int level)
 {
 	return !(e & PTE_NG);
+}
+
+static inline u64 ktr_pte_with_global(u64 e, bool global)
+{
+	return global ? e & ~(u64)PTE_NG : e | PTE_NG;
 }
 
 /* after table entries were written: make walkers see them */

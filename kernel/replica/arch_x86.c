@@ -12,7 +12,6 @@
 #include <asm/tlbflush.h>
 
 #include "core.h"
-#include "activation_mm.h"
 #include "ktrepl_compat.h"
 #include "testing.h"
 
@@ -158,7 +157,3 @@ void ktr_arch_flush_all(void)
 			  atomic_read(&ran), num_online_cpus(),
 			  __builtin_return_address(0));
 }
-
-const struct ktr_arch ktr_arch = {
-	.mm = &ktr_mm_x86,
-};

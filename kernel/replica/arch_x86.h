@@ -3,7 +3,7 @@
  * x86_64's page-table entry bits and the engine's fixed choices, as
  * static inlines: each .ko is built for one arch, so these are known at
  * build time and cost no indirect call (a retpoline) in the table
- * mirror's and the walks' loops. engine.h includes the arch's one.
+ * mirror's and the walks' loops. core.h includes the arch's one.
  */
 #ifndef KTREPL_ARCH_X86_H
 #define KTREPL_ARCH_X86_H
@@ -31,6 +31,11 @@ struct pt_regs;
 #define KTR_ARCH_LEAF_MOVE_BREAKS false
 /* no percpu activation, so no copied tables to keep fresh (fresh.c) */
 #define KTR_ARCH_FRESH_TABLES false
+/*
+ * Activation "mm" clears the global bit of the text leaves, the core's
+ * (mm_x86.c) and each replicated module's (module_leaves.c)
+ */
+#define KTR_ARCH_NONGLOBAL_TEXT true
 
 static inline bool ktr_pte_present(u64 e)
 {
@@ -80,6 +85,11 @@ static inline bool ktr_pte_executable(u64 e, int level)
 static inline bool ktr_pte_global(u64 e, int level)
 {
 	return e & _PAGE_GLOBAL;
+}
+
+static inline u64 ktr_pte_with_global(u64 e, bool global)
+{
+	return global ? e | _PAGE_GLOBAL : e & ~(u64)_PAGE_GLOBAL;
 }
 
 /*

@@ -8,8 +8,8 @@
  * Context: process, at load (ktr_engine_init) and unload
  * (ktr_engine_free), and at module load and unload under mods_lock
  * (modules.c: allocation, the chunks' replicas). The lookups
- * (ktr_walk, ktr_find_chunk, ktr_chunk_pa) are read-only and safe in any
- * context once built; engine.h says what each one needs held.
+ * (ktr_find_chunk, ktr_chunk_pa) are read-only and safe in any context
+ * once built; core.h says what each one needs held.
  *
  * Owned here: the page accounting, each node's replica bytes,
  * replicas_ready and alias_protected. The accounting and the byte
@@ -72,31 +72,8 @@ bool ktr_alias_protected(void)
 }
 
 /*
- * Walk from root toward va; stop at a leaf, a hole, or stop_level.
- * Returns the entry and its level.
- */
-u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
-{
-	u64 *table = root;
-	int l;
-
-	for (l = 0;; l++) {
-		u64 *e = &table[ktr_level_index(va, l)];
-		u64 v = READ_ONCE(*e);
-
-		if (l == stop_level || !ktr_pte_present(v) ||
-		    ktr_pte_leaf(v, l, ktr.geom.levels)) {
-			*level = l;
-			return e;
-		}
-		table = ktr_table_va(v);
-	}
-}
-NOKPROBE_SYMBOL(ktr_walk);
-
-/*
  * The page accounting has one writer: the init or exit thread, or, while
- * module loads are followed, the one holding mods_lock (engine.h).
+ * module loads are followed, the one holding mods_lock (core.h).
  */
 static void assert_accounting_writer(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * build.c: chunks, node-local replicas and their copy, the page
- * accounting (engine.h, "Locking").
+ * accounting (core.h, "Locking").
  */
 #ifndef KTR_BUILD_H
 #define KTR_BUILD_H
@@ -9,7 +9,6 @@
 #include "core.h"
 
 /* build.c: process context, at load */
-u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);
 struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 				    unsigned long va);
 struct ktr_chunk *ktr_find_chunk(unsigned long va);

@@ -2,8 +2,9 @@
 /*
  * The state every file of the engine shares, at the bottom of its layers
  * so that any of them may read it without calling up: struct ktr_engine
- * (fixed after load; core.h says who writes what) and the provider the
- * publisher reads, with the cue that tells it something changed.
+ * (fixed after load; core.h says who writes what) and the walk over its
+ * tables, and the provider the publisher reads, with the cue that tells
+ * it something changed.
  */
 #include <linux/kprobes.h>
 
@@ -28,3 +29,26 @@ void ktr_notify_changed(bool lists)
 		changed(lists);
 }
 NOKPROBE_SYMBOL(ktr_notify_changed);
+
+/*
+ * Walk from root toward va; stop at a leaf, a hole, or stop_level.
+ * Returns the entry and its level.
+ */
+u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level)
+{
+	u64 *table = root;
+	int l;
+
+	for (l = 0;; l++) {
+		u64 *e = &table[ktr_level_index(va, l)];
+		u64 v = READ_ONCE(*e);
+
+		if (l == stop_level || !ktr_pte_present(v) ||
+		    ktr_pte_leaf(v, l, ktr.geom.levels)) {
+			*level = l;
+			return e;
+		}
+		table = ktr_table_va(v);
+	}
+}
+NOKPROBE_SYMBOL(ktr_walk);

@@ -322,6 +322,12 @@ struct ktr_engine {
 
 extern struct ktr_engine ktr;
 
+/*
+ * core.c: walk from root toward va; stop at a leaf, a hole, or
+ * stop_level. Returns the entry and its level. Context: any.
+ */
+u64 *ktr_walk(u64 *root, unsigned long va, int stop_level, int *level);
+
 /* the next online node after nid holding a copy of c, or MAX_NUMNODES */
 static inline int ktr_next_replica(const struct ktr_chunk *c, int nid)
 {

@@ -92,7 +92,7 @@ MODULE_PARM_DESC(failsafe_window_s, "the window failsafe_limit counts events in 
  * activation.c asserts it), closing at stop, and the counters. The work and
  * ktr_failsafe_stop() take it; nothing else may. Outermost of the
  * engine's locks: the work takes the publisher's, the workers', the
- * bindings' and the audit's inside it (engine.h, "Locking").
+ * bindings' and the audit's inside it (core.h, "Locking").
  */
 static DEFINE_MUTEX(failsafe_lock);
 static unsigned long pending;		/* a bit per enum ktr_failsafe_reason */

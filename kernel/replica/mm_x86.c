@@ -899,12 +899,7 @@ static void mm_counters(u64 *binds, u64 *unbinds)
 	*unbinds = atomic64_read(&nr_unbinds);
 }
 
-static u64 mm_leaf_global(u64 e, bool global)
-{
-	return global ? e | _PAGE_GLOBAL : e & ~(u64)_PAGE_GLOBAL;
-}
-
-const struct ktr_mm_ops ktr_mm_x86 = {
+static const struct ktr_mm_ops ktr_mm_x86 = {
 	.start = mm_start,
 	.stop = mm_stop,
 	.pause = mm_pause,
@@ -914,5 +909,9 @@ const struct ktr_mm_ops ktr_mm_x86 = {
 	.inject = mm_inject,
 	.auto_on = mm_auto_on,
 	.counters = mm_counters,
-	.leaf_global = mm_leaf_global,
+};
+
+/* x86_64's activations beyond "workload": this file's mm */
+const struct ktr_arch ktr_arch = {
+	.mm = &ktr_mm_x86,
 };

@@ -21,7 +21,6 @@
 
 #include "activation.h"
 #include "core.h"
-#include "activation_mm.h"
 #include "build.h"
 #include "modules.h"
 #include "slot.h"
@@ -204,7 +203,7 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 	int i, changed = 0;
 
 	ktr_modules_lock_assert_held();
-	if (!ktr_arch.mm || !ktr_arch.mm->leaf_global)
+	if (!KTR_ARCH_NONGLOBAL_TEXT)
 		return;
 	if (!global && ktr_activation() != KTREPL_ACT_MM)
 		return;
@@ -217,12 +216,12 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 		u64 v = READ_ONCE(*e);
 
 		if (!global && !c->global_cleared && ktr_pte_global(v, level)) {
-			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, false));
+			WRITE_ONCE(*e, ktr_pte_with_global(v, false));
 			c->global_cleared = true;
 			km->nr_global_cleared++;
 			changed++;
 		} else if (global && c->global_cleared) {
-			WRITE_ONCE(*e, ktr_arch.mm->leaf_global(v, true));
+			WRITE_ONCE(*e, ktr_pte_with_global(v, true));
 			c->global_cleared = false;
 			km->nr_global_cleared--;
 			changed++;

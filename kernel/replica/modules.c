@@ -37,7 +37,7 @@
  * The audit (audit.c) covers module chunks as it covers the core's,
  * from the sums taken with the copy.
  *
- * Context: process (notifier, load, unload), under mods_lock. engine.h,
+ * Context: process (notifier, load, unload), under mods_lock. core.h,
  * "Locking", has the whole picture.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -80,7 +80,7 @@ MODULE_PARM_DESC(modules, "replicate the text and rodata of loaded modules too (
  * list under RCU without it: entries go with list_del_rcu() and are
  * freed after synchronize_rcu(). While following, its holder is also
  * the only writer of the engine's page accounting and of the nodes'
- * table lists (engine.h).
+ * table lists (core.h).
  */
 static LIST_HEAD(ktr_modules);
 static DEFINE_MUTEX(mods_lock);

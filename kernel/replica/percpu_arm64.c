@@ -41,7 +41,6 @@
 
 #include "core.h"
 #include "build.h"
-#include "percpu_arm64.h"
 
 static struct {
 	phys_addr_t swapper, reserved, idmap;
@@ -236,7 +235,9 @@ static void uninstall_ipi(void *unused)
  * Returns NULL with every online CPU on its node's root, or why not
  * (and then every CPU is on the master).
  */
-const char *ktr_percpu_start(void)
+static void ktr_percpu_stop(void);
+
+static const char *ktr_percpu_start(void)
 {
 	const char *why = percpu_refusal();
 	int ret;
@@ -263,7 +264,7 @@ const char *ktr_percpu_start(void)
 }
 
 /* Every CPU back on the master's tables; safe to call more than once. */
-void ktr_percpu_stop(void)
+static void ktr_percpu_stop(void)
 {
 	int cpu;
 
@@ -289,12 +290,12 @@ void ktr_percpu_stop(void)
 	cpus_read_unlock();
 }
 
-phys_addr_t ktr_percpu_installed_root(int cpu)
+static phys_addr_t ktr_percpu_installed_root(int cpu)
 {
 	return per_cpu(installed_root, cpu);
 }
 
-void ktr_percpu_counters(u64 *switches, u64 *reinstalls, u64 *switch_ns)
+static void ktr_percpu_counters(u64 *switches, u64 *reinstalls, u64 *switch_ns)
 {
 	u64 n = atomic64_read(&nr_switches);
 
@@ -326,9 +327,18 @@ static long pm_revert_on_cpu(void *unused)
 	return ret;
 }
 
-int ktr_percpu_pm_revert(int cpu)
+static int ktr_percpu_pm_revert(int cpu)
 {
 	if (!READ_ONCE(pc.on))
 		return -ENODEV;
 	return work_on_cpu(cpu, pm_revert_on_cpu, NULL);
 }
+
+/* arm64's activations beyond "workload": this file's percpu */
+const struct ktr_arch ktr_arch = {
+	.percpu_start = ktr_percpu_start,
+	.percpu_stop = ktr_percpu_stop,
+	.installed_root = ktr_percpu_installed_root,
+	.percpu_counters = ktr_percpu_counters,
+	.pm_revert = ktr_percpu_pm_revert,
+};
