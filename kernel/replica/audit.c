@@ -33,6 +33,8 @@
 #include "audit.h"
 #include "build.h"
 #include "failsafe.h"
+#include "fresh.h"
+#include "mirror.h"
 #include "modules.h"
 #include "patch.h"
 #include "slot.h"
@@ -45,6 +47,8 @@ MODULE_PARM_DESC(audit_period_ms, "compare changed master text with every replic
 
 static atomic64_t nr_audits, nr_audit_repairs;
 static bool audit_on;
+/* the fail-safe waits (ktr_audit_hold()): written by its work only */
+static bool audit_held;
 static DEFINE_MUTEX(audit_lock);
 
 static void audit_fn(struct work_struct *work);
@@ -186,19 +190,19 @@ static void resync_chunk(struct ktr_chunk *c)
  * Returns the count. Context: process; sleeps. Only the fail-safe
  * calls it, once nothing runs on the replicas.
  */
-unsigned int ktr_patch_resync(bool repair)
+unsigned int ktr_patch_resync(bool repair, void (*under_lock)(void))
 {
 	unsigned int n;
 	int i;
 
 	mutex_lock(&audit_lock);
 	/*
-	 * An audit trip raised before this pass (audit_lock orders the two)
-	 * names a page that differed then: this pass recopies it, so it is
-	 * the event under repair, not a second one.
+	 * The fail-safe absorbs here an audit trip raised before this pass
+	 * (audit_lock orders the two): it names a page that differed then,
+	 * which this pass recopies.
 	 */
-	if (repair)
-		ktr_failsafe_absorb(KTR_FS_AUDIT_REPAIR);
+	if (under_lock)
+		under_lock();
 	resync_repair = repair;
 	resync_pages = 0;
 	for (i = 0; i < ktr.nr_chunks; i++)
@@ -230,14 +234,22 @@ static void audit_fn(struct work_struct *work)
 {
 	unsigned int period = READ_ONCE(audit_period_ms);
 
-	ktr_failsafe_poll();
+	ktr_patch_poll_misses();
+	ktr_mirror_poll_misses();
+	ktr_fresh_poll_misses();
 	/*
-	 * Disarmed, or waiting to be armed again: nothing runs on the
-	 * replicas, and the resume recopies them all. Comparing now would
-	 * only count the disarm's own writes as misses.
+	 * Disarmed: no hook, mirror or veto sees a write, and the fail-safe
+	 * takes everyone off the replicas (a trip while it already waits is
+	 * none). Held: it waits, nothing runs on the replicas, and its
+	 * resume recopies them all. Comparing in either would only count
+	 * the disarm's own writes as misses.
 	 */
-	if (!ktr_failsafe_poll_armed() || ktr_failsafe_waiting() ||
-	    !ktr_replicas_ready() || !ktr_test_propagate())
+	if (ktr_probes_unarmed()) {
+		ktr_failsafe_trip(KTR_FS_PROBES_DISARMED);
+		goto again;
+	}
+	if (READ_ONCE(audit_held) || !ktr_replicas_ready() ||
+	    !ktr_test_propagate())
 		goto again;
 	audit_pass();
 	ktr_notify_changed(true);
@@ -252,6 +264,16 @@ void ktr_audit_start(void)
 	if (audit_period_ms)
 		schedule_delayed_work(&audit_work,
 				      msecs_to_jiffies(audit_period_ms));
+}
+
+/*
+ * The fail-safe, while it waits for the probes to be armed again (or for
+ * propagate=1): the pass that sees them armed before the fail-safe does
+ * would take the disarm's writes for misses. Process context.
+ */
+void ktr_audit_hold(bool hold)
+{
+	WRITE_ONCE(audit_held, hold);
 }
 
 /* after this returns no audit is queued or running */

@@ -24,16 +24,18 @@
  * Disarmed probes (debugfs kprobes/enabled at 0, which silences every
  * kprobe, or kernel.ftrace_enabled at 0, which silences ftrace-based
  * ones) are a miss source of their own: no hook, mirror or veto sees a
- * write while they are. The poll trips on them, and the work leaves
- * activation paused ("waiting") until the poll sees them armed again,
- * then repairs and checks as after any miss, and resumes. The test
- * build's propagate=0 is one more: every patch it drops trips, and the
- * work waits, with the replicas left stale for the tools to find and
- * nothing running on them, until propagate=1 (ktr_failsafe_recheck()).
+ * write while they are. The audit trips on them, and the work leaves
+ * activation paused ("waiting", the audit held) and looks again every
+ * KTR_FS_RECHECK_MS until they are armed, then repairs and checks as
+ * after any miss, and resumes. The test build's propagate=0 is one more:
+ * every patch it drops trips, and the work waits, with the replicas left
+ * stale for the tools to find and nothing running on them, until
+ * propagate=1.
  *
- * Trips come from any context (the patch hooks, the audit, the periodic
- * poll of the probes' miss counters): ktr_failsafe_trip() only sets a
- * bit and queues failsafe_work. The work runs in process context under
+ * Trips come from any context (the patch hooks, the audit, each miss
+ * source's poll of its probes' miss counters): ktr_failsafe_trip() only
+ * sets a bit and queues failsafe_work; it is the one call the layers
+ * below make into this file. The work runs in process context under
  * failsafe_lock, which also orders it against ktr_failsafe_stop().
  * nr_events, reason and active are written under failsafe_lock and read
  * locklessly by the publisher.
@@ -76,6 +78,8 @@ static const char *reason_name(int reason)
 }
 
 #define KTR_FS_TRIES 10
+/* while waiting: how often the work looks whether writes are watched */
+#define KTR_FS_RECHECK_MS 200
 
 /* the most events failsafe_limit may ask to keep the times of */
 #define KTR_FS_LIMIT_MAX 64U
@@ -105,11 +109,11 @@ static bool given_up;			/* and for good: under failsafe_lock */
 static bool waiting;
 /* the times of the last events, a ring: under failsafe_lock */
 static unsigned long event_times[KTR_FS_LIMIT_MAX];
-/* the miss counters as last seen by ktr_failsafe_poll() */
-static atomic64_t seen_patch_missed, seen_mirror_missed, seen_veto_missed;
 
 static void failsafe_fn(struct work_struct *work);
 static DECLARE_WORK(failsafe_work, failsafe_fn);
+static void recheck_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(recheck_work, recheck_fn);
 
 /* every config: an empty function where lockdep is off */
 void ktr_failsafe_lock_assert_held(void)
@@ -136,77 +140,34 @@ void ktr_failsafe_trip(enum ktr_failsafe_reason why)
 NOKPROBE_SYMBOL(ktr_failsafe_trip);
 
 /*
- * A trip raised while the work runs, for a miss its repair is about to
- * fix (the resync's caller says which): not a second event. Only the
- * work itself, under failsafe_lock.
+ * Under audit_lock, before the resync's repairing pass: an audit trip
+ * raised before it names a page that differed then, which that pass
+ * recopies. It is the event under repair, not a second one.
  */
-void ktr_failsafe_absorb(enum ktr_failsafe_reason why)
+static void absorb_audit_trip(void)
 {
 	lockdep_assert_held(&failsafe_lock);
-	clear_bit(why, &pending);
+	clear_bit(KTR_FS_AUDIT_REPAIR, &pending);
 }
 
-/* a counter that grew since it was last seen: trip once for the growth */
-static void poll_counter(atomic64_t *seen, u64 now,
-			 enum ktr_failsafe_reason why)
-{
-	u64 old = atomic64_read(seen);
-
-	if (now > old && atomic64_cmpxchg(seen, old, now) == old)
-		ktr_failsafe_trip(why);
-}
-NOKPROBE_SYMBOL(poll_counter);
-
-/*
- * The probes count the calls they could not handle themselves
- * (nmissed): no handler of ours ran, so they are seen only here. Called
- * from every patch the hook sees and from every audit pass.
- * Context: any; does not sleep.
- */
-void ktr_failsafe_poll(void)
-{
-	u64 mirrored, mirror_missed;
-
-	poll_counter(&seen_patch_missed, ktr_patch_probe_misses(),
-		     KTR_FS_PROBE_MISSED);
-	ktr_mirror_counters(&mirrored, &mirror_missed);
-	poll_counter(&seen_mirror_missed, mirror_missed, KTR_FS_MIRROR_MISSED);
-	poll_counter(&seen_veto_missed, ktr_fresh_probe_misses(),
-		     KTR_FS_VETO_MISSED);
-}
-NOKPROBE_SYMBOL(ktr_failsafe_poll);
-
-/*
- * The probes' switches (armed.c): a disarm trips the fail-safe, and a
- * re-arm lets a waiting one resume. Called from every audit pass;
- * returns whether they are armed. Context: process.
- */
-bool ktr_failsafe_poll_armed(void)
-{
-	bool armed = !ktr_probes_unarmed();
-
-	if (!armed && !READ_ONCE(waiting))
-		ktr_failsafe_trip(KTR_FS_PROBES_DISARMED);
-	else if (armed && READ_ONCE(waiting) && !READ_ONCE(closed))
-		queue_work(system_unbound_wq, &failsafe_work);
-	return armed;
-}
-
-/* paused until the probes are armed again; any context */
-bool ktr_failsafe_waiting(void)
-{
-	return READ_ONCE(waiting);
-}
-
-/*
- * A switch that left writes unwatched was turned back on (the test
- * build's propagate=1): a waiting fail-safe checks and resumes now, not
- * at the next audit pass, which a test may have stopped. Any context.
- */
-void ktr_failsafe_recheck(void)
+/* a waiting work looks again: see set_waiting() */
+static void recheck_fn(struct work_struct *work)
 {
 	if (READ_ONCE(waiting) && !READ_ONCE(closed))
 		queue_work(system_unbound_wq, &failsafe_work);
+}
+
+/*
+ * Paused until writes are watched again: the audit is held (it would take
+ * the disarm's writes for misses) and the work looks again every
+ * KTR_FS_RECHECK_MS, whatever turned the switch back on. Under
+ * failsafe_lock.
+ */
+static void set_waiting(bool on)
+{
+	lockdep_assert_held(&failsafe_lock);
+	WRITE_ONCE(waiting, on);
+	ktr_audit_hold(on);
 }
 
 /* What leaves writes to text unwatched now, if anything. */
@@ -256,8 +217,8 @@ static const char *repair_and_check(void)
 		return ktrepl_reason_name(
 			KTREPL_REASON_FAILSAFE_NO_PATCH_EXCLUSION);
 	for (tries = 0; tries < KTR_FS_TRIES; tries++) {
-		fixed += ktr_patch_resync(true);
-		left = ktr_patch_resync(false);
+		fixed += ktr_patch_resync(true, absorb_audit_trip);
+		left = ktr_patch_resync(false, NULL);
 		if (!left)
 			break;
 		/* a patch landed between the two passes: go again */
@@ -297,7 +258,7 @@ static void give_up(const char *refusal, const char *what)
 {
 	lockdep_assert_held(&failsafe_lock);
 	given_up = true;
-	WRITE_ONCE(waiting, false);
+	set_waiting(false);
 	ktr_activation_give_up(refusal);
 	pr_err("fail-safe (%s): %s: %s\n", reason_name(last_reason), what,
 	       refusal);
@@ -323,7 +284,7 @@ static void failsafe_fn(struct work_struct *work)
 	if ((!why && !waiting) || closed)
 		goto out;
 	if (!why) {
-		/* the poll saw the probes armed again, or propagate=1 */
+		/* the recheck: the probes armed again, or propagate=1? */
 		if (write_watch(&switch_name) != WRITES_WATCHED)
 			goto out;
 		pr_info("fail-safe (%s): %s; checking the replicas\n",
@@ -367,13 +328,13 @@ repair:
 		if (!waiting)
 			pr_err("fail-safe (%s): %s is disarmed: activation stays paused until it is armed again\n",
 			       reason_name(last_reason), switch_name);
-		WRITE_ONCE(waiting, true);
+		set_waiting(true);
 		goto out_changed;
 	case PROPAGATE_OFF:
 		if (!waiting)
 			pr_err("fail-safe (%s): propagate=0 leaves patches out of the replicas: activation stays paused until propagate=1\n",
 			       reason_name(last_reason));
-		WRITE_ONCE(waiting, true);
+		set_waiting(true);
 		goto out_changed;
 	case WRITES_WATCHED:
 		break;
@@ -385,7 +346,7 @@ repair:
 		give_up(refusal, "replication stays off");
 		goto out_changed;
 	}
-	WRITE_ONCE(waiting, false);
+	set_waiting(false);
 	refusal = ktr_activation_resume();
 	if (refusal) {
 		give_up(refusal, "activation could not resume");
@@ -397,6 +358,9 @@ repair:
 out_changed:
 	ktr_notify_changed(true);
 out:
+	if (waiting && !closed)
+		schedule_delayed_work(&recheck_work,
+				      msecs_to_jiffies(KTR_FS_RECHECK_MS));
 	mutex_unlock(&failsafe_lock);
 }
 
@@ -408,7 +372,9 @@ void ktr_failsafe_start(void)
 {
 	WRITE_ONCE(closed, false);
 	smp_mb();	/* pairs with ktr_failsafe_trip() */
-	ktr_failsafe_poll();
+	ktr_patch_poll_misses();
+	ktr_mirror_poll_misses();
+	ktr_fresh_poll_misses();
 	if (READ_ONCE(pending))
 		queue_work(system_unbound_wq, &failsafe_work);
 }
@@ -419,6 +385,8 @@ void ktr_failsafe_stop(void)
 	mutex_lock(&failsafe_lock);
 	WRITE_ONCE(closed, true);
 	mutex_unlock(&failsafe_lock);
+	/* neither queues the other once closed */
+	cancel_delayed_work_sync(&recheck_work);
 	cancel_work_sync(&failsafe_work);
 }
 

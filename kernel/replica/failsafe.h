@@ -6,6 +6,8 @@
 #ifndef KTR_FAILSAFE_H
 #define KTR_FAILSAFE_H
 
+#include <linux/atomic.h>
+
 #include "core.h"
 
 /* the lowest pending bit names an event: a cause before its symptoms */
@@ -18,13 +20,28 @@ enum ktr_failsafe_reason {
 	KTR_FS_VETO_MISSED,	/* a copied table's free was not vetoed */
 	KTR_FS_NR,
 };
-void ktr_failsafe_trip(enum ktr_failsafe_reason why);	/* any context */
-void ktr_failsafe_poll(void);				/* any context */
-bool ktr_failsafe_poll_armed(void);			/* process */
-bool ktr_failsafe_waiting(void);			/* any context */
-void ktr_failsafe_recheck(void);			/* any context */
-/* a trip the work under way repairs: under failsafe_lock */
-void ktr_failsafe_absorb(enum ktr_failsafe_reason why);
+/*
+ * The one way up into the fail-safe from the layers below it: set a bit,
+ * queue the work. Any context.
+ */
+void ktr_failsafe_trip(enum ktr_failsafe_reason why);
+
+/*
+ * A miss source's counter that grew since its owner last saw it: one trip
+ * for the growth. Each source (the patch probes, the mirror, the vetoes)
+ * keeps its own seen count and polls where its handlers run; the audit
+ * pass and the fail-safe's start poll them all. Any context.
+ */
+static __always_inline void
+ktr_failsafe_trip_on_growth(atomic64_t *seen, u64 now,
+			    enum ktr_failsafe_reason why)
+{
+	u64 old = atomic64_read(seen);
+
+	if (now > old && atomic64_cmpxchg(seen, old, now) == old)
+		ktr_failsafe_trip(why);
+}
+
 /* armed.c: process context */
 int ktr_armed_start(void);
 void ktr_armed_stop(void);

@@ -265,6 +265,8 @@ static int veto_table_free(struct kprobe *p, struct pt_regs *regs)
 {
 	u64 *entry = (u64 *)regs_get_kernel_argument(regs, 0);
 
+	/* a call before this one, nested in another kprobe */
+	ktr_fresh_poll_misses();
 	if (!table_is_copied(entry))
 		return 0;
 	atomic64_inc(&nr_vetoes);
@@ -490,6 +492,17 @@ u64 ktr_fresh_probe_misses(void)
 }
 NOKPROBE_SYMBOL(ktr_fresh_probe_misses);
 
+static atomic64_t seen_veto_missed;
+
+/* every veto, and every audit pass: any context */
+void ktr_fresh_poll_misses(void)
+{
+	ktr_failsafe_trip_on_growth(&seen_veto_missed,
+				    ktr_fresh_probe_misses(),
+				    KTR_FS_VETO_MISSED);
+}
+NOKPROBE_SYMBOL(ktr_fresh_poll_misses);
+
 #ifdef KTREPL_TEST
 static bool table_empty(const u64 *table, int level)
 {
@@ -566,7 +579,7 @@ int ktr_fresh_force_miss(bool lose_table)
 			where >> 16, where & 0xffff);
 	}
 	veto_probes[0].nmissed++;
-	ktr_failsafe_poll();
+	ktr_fresh_poll_misses();
 	return 0;
 }
 #endif

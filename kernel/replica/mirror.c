@@ -322,6 +322,8 @@ static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mirror_args *a = (void *)ri->data;
 
+	/* a call before this one that found no free instance */
+	ktr_mirror_poll_misses();
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = regs_get_kernel_argument(regs, 1);
 	/* nonzero: no return handler, the instance goes back at once */
@@ -333,6 +335,7 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mirror_args *a = (void *)ri->data;
 
+	ktr_mirror_poll_misses();
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
 	/* x86 CPA rewrites the image's alias of a page too: see below */
@@ -463,10 +466,23 @@ int ktr_mirror_force_miss(void)
 	if (!nr_mirror_probes)
 		return -EOPNOTSUPP;
 	mirror_probes[0].nmissed++;
-	ktr_failsafe_poll();
+	ktr_mirror_poll_misses();
 	return 0;
 }
 #endif
+
+static atomic64_t seen_mirror_missed;
+
+/* every mirror probe's entry, and every audit pass: any context */
+void ktr_mirror_poll_misses(void)
+{
+	u64 mirrored, missed;
+
+	ktr_mirror_counters(&mirrored, &missed);
+	ktr_failsafe_trip_on_growth(&seen_mirror_missed, missed,
+				    KTR_FS_MIRROR_MISSED);
+}
+NOKPROBE_SYMBOL(ktr_mirror_poll_misses);
 
 void ktr_mirror_counters(u64 *mirrored, u64 *missed)
 {
@@ -478,3 +494,4 @@ void ktr_mirror_counters(u64 *mirrored, u64 *missed)
 		*missed += READ_ONCE(mirror_probes[i].nmissed) +
 			   READ_ONCE(mirror_probes[i].kp.nmissed);
 }
+NOKPROBE_SYMBOL(ktr_mirror_counters);

@@ -108,7 +108,7 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 	int nid;
 
 	*made = false;
-	ktr_failsafe_poll();
+	ktr_patch_poll_misses();
 	if (!ktr_patch_arch_args(regs, &va, &src, &len, &fill) || !len)
 		return false;
 	c = replicated_chunk(va, len);
@@ -262,6 +262,17 @@ u64 ktr_patch_probe_misses(void)
 }
 NOKPROBE_SYMBOL(ktr_patch_probe_misses);
 
+static atomic64_t seen_probe_misses;
+
+/* every patch the hook sees, and every audit pass: any context */
+void ktr_patch_poll_misses(void)
+{
+	ktr_failsafe_trip_on_growth(&seen_probe_misses,
+				    ktr_patch_probe_misses(),
+				    KTR_FS_PROBE_MISSED);
+}
+NOKPROBE_SYMBOL(ktr_patch_poll_misses);
+
 /*
  * missed: patches no replica got. Besides those made with propagate=0,
  * the kprobe itself counts the calls it could not handle (nested in
@@ -292,7 +303,7 @@ int ktr_patch_force_miss(const char *kind, unsigned long va)
 	if (!strcmp(kind, "probe")) {
 		if (ktr_patch_arch_force_probe_miss())
 			return -EOPNOTSUPP;
-		ktr_failsafe_poll();
+		ktr_patch_poll_misses();
 		return 0;
 	}
 	if (!strcmp(kind, "audit"))

@@ -26,6 +26,8 @@ bool ktr_hook_lock_page(struct ktr_chunk *c, unsigned long va,
 void ktr_hook_unlock(unsigned long flags);
 /* for the fail-safe: the patch probes' nmissed */
 u64 ktr_patch_probe_misses(void);
+/* trip the fail-safe if the patch probes missed a call since last seen */
+void ktr_patch_poll_misses(void);
 /* whether a pass can keep out of a patch in flight (patch_*.c) */
 bool ktr_patch_excludable(void);
 

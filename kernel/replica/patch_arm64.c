@@ -174,7 +174,7 @@ static void notrace patch_ftrace_handler(unsigned long ip,
 
 	if (bit < 0 || !regs || hook_forced_miss()) {
 		atomic64_inc(&hook_misses);
-		ktr_failsafe_poll();
+		ktr_patch_poll_misses();
 	} else {
 		ktr_propagate_patch(regs, &made);
 		if (made && write_taken_over)

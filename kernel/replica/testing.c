@@ -14,7 +14,6 @@
 #include <linux/module.h>
 #include <linux/panic.h>
 
-#include "failsafe.h"
 #include "testing.h"
 
 /* modinfo tells a test build from the shipped one: build=test */
@@ -32,26 +31,12 @@ static bool bench;
 module_param(bench, bool, 0444);
 MODULE_PARM_DESC(bench, "test build: also time a plain memcpy of the replicated bytes at load");
 
-static bool propagate = true;
-
 /*
  * Each patch propagate=0 drops trips the fail-safe, which then waits with
- * the replicas stale (failsafe.c): turned on again, it resumes at once.
+ * the replicas stale and looks again until it is 1 (failsafe.c).
  */
-static int propagate_set(const char *val, const struct kernel_param *kp)
-{
-	int ret = param_set_bool(val, kp);
-
-	if (!ret && READ_ONCE(propagate))
-		ktr_failsafe_recheck();
-	return ret;
-}
-
-static const struct kernel_param_ops propagate_ops = {
-	.set = propagate_set,
-	.get = param_get_bool,
-};
-module_param_cb(propagate, &propagate_ops, &propagate, KTR_SAFETY_PARAM_PERM);
+static bool propagate = true;
+module_param(propagate, bool, KTR_SAFETY_PARAM_PERM);
 MODULE_PARM_DESC(propagate, "test build: copy runtime text patches into every replica (default 1); 0 leaves them stale so the tools can be shown to find it, and each one it drops trips the fail-safe, which waits until 1");
 
 static bool untested_series;
