@@ -41,7 +41,6 @@
 #include "core.h"
 #include "build.h"
 #include "failsafe.h"
-#include "fresh.h"
 #include "modules.h"
 #include "slot.h"
 #include "tables.h"
@@ -72,12 +71,30 @@ bool ktr_alias_protected(void)
 }
 
 /*
- * The page accounting has one writer: the init or exit thread, or, while
- * module loads are followed, the one holding mods_lock (core.h).
+ * The page accounting and the node tables' lists have one writer: the
+ * init or exit thread, or, while module loads are followed, the holder of
+ * the lock that modules.c registers for as long as it follows them
+ * (mods_lock; core.h). NULL: not followed.
  */
+static struct mutex *writer_lock;
+
+void ktr_accounting_follow(struct mutex *lock)
+{
+	WRITE_ONCE(writer_lock, lock);
+}
+
+#ifdef CONFIG_LOCKDEP
+bool ktr_accounting_writer(void)
+{
+	struct mutex *lock = READ_ONCE(writer_lock);
+
+	return !lock || lockdep_is_held(lock);
+}
+#endif
+
 static void assert_accounting_writer(void)
 {
-	lockdep_assert(!ktr_modules_following() || ktr_modules_lock_held());
+	lockdep_assert(ktr_accounting_writer());
 }
 
 void ktr_free(struct page *page, unsigned int order)
@@ -571,11 +588,10 @@ unsigned int ktr_alloc_calls(void)
 	return accounting.calls;
 }
 
-void ktr_accounting_report(void)
+void ktr_accounting_report(unsigned long donated)
 {
 	if (accounting.allocated)
 		pr_info("freed %lu of %lu pages allocated (and %lu table pages donated to the kernel at load)\n",
-			accounting.freed, accounting.allocated,
-			ktr_fresh_donated_pages());
+			accounting.freed, accounting.allocated, donated);
 	accounting = (typeof(accounting)){ 0 };
 }

@@ -37,7 +37,14 @@ void ktr_free_chunk_replicas(struct ktr_chunk *c);
 void ktr_free_replicas(void);
 /* the page accounting: allocations made, and whether all were freed */
 unsigned int ktr_alloc_calls(void);
-void ktr_accounting_report(void);	/* at the end of ktr_engine_free() */
+/* at the end of ktr_engine_free(), with fresh.c's pages given away */
+void ktr_accounting_report(unsigned long donated);
+/*
+ * While module loads are followed, the lock their writer holds (NULL
+ * after); ktr_accounting_writer() for lockdep conditions only.
+ */
+void ktr_accounting_follow(struct mutex *lock);
+bool ktr_accounting_writer(void);
 bool ktr_replicas_ready(void);		/* any context */
 bool ktr_alias_protected(void);
 /* a node's own tables and replicas, in bytes; any context (lockless) */

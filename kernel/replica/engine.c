@@ -404,5 +404,5 @@ void ktr_engine_free(void)
 	ktr_free_replicas();
 	ktr_test_lifetime("freed core replicas and node tables");
 	ktr_nodes_free();
-	ktr_accounting_report();
+	ktr_accounting_report(ktr_fresh_donated_pages());
 }

@@ -121,12 +121,6 @@ void ktr_failsafe_lock_assert_held(void)
 	lockdep_assert_held(&failsafe_lock);
 }
 
-#ifdef CONFIG_LOCKDEP
-bool ktr_failsafe_lock_held(void)
-{
-	return lockdep_is_held(&failsafe_lock);
-}
-#endif
 
 /* Context: any (kprobe and ftrace handlers included); does not sleep. */
 void ktr_failsafe_trip(enum ktr_failsafe_reason why)

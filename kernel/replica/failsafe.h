@@ -49,8 +49,6 @@ const char *ktr_probes_unarmed(void);
 void ktr_failsafe_start(void);
 void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
-/* for lockdep conditions only, as ktr_modules_lock_held() */
-bool ktr_failsafe_lock_held(void);
 void ktr_failsafe_lock_assert_held(void);	/* every config */
 
 #endif

@@ -92,17 +92,6 @@ void ktr_modules_lock_assert_held(void)
 	lockdep_assert_held(&mods_lock);
 }
 
-#ifdef CONFIG_LOCKDEP
-bool ktr_modules_lock_held(void)
-{
-	return lockdep_is_held(&mods_lock);
-}
-
-bool ktr_modules_following(void)
-{
-	return READ_ONCE(following);
-}
-#endif
 static bool module_covers(const struct ktr_module *km, unsigned long va)
 {
 	return (va >= km->start && va < km->end) ||
@@ -539,6 +528,7 @@ int ktr_modules_start(void)
 	if (!modules || !ktr_mirror_hooked())
 		return 0;
 	WRITE_ONCE(following, true);
+	ktr_accounting_follow(&mods_lock);
 	ret = register_module_notifier(&module_nb);
 	if (ret) {
 		pr_err("cannot follow module loads: %d\n", ret);
@@ -576,6 +566,7 @@ void ktr_modules_stop(void)
 
 	mutex_lock(&mods_lock);
 	WRITE_ONCE(following, false);
+	ktr_accounting_follow(NULL);
 	/*
 	 * While each module is still known to be loaded: its leaves go back
 	 * to the loader's pages, which outlive ktrepl.ko.

@@ -25,8 +25,6 @@ void ktr_modules_visit_chunks(ktr_chunk_fn fn);
  * CONFIG_LOCKDEP): this thread holds mods_lock; module loads are
  * followed, so the table lists and page accounting may change.
  */
-bool ktr_modules_lock_held(void);
-bool ktr_modules_following(void);
 void ktr_modules_lock_assert_held(void);	/* every config */
 
 #endif

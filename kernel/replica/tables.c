@@ -32,7 +32,6 @@
 #include "core.h"
 #include "build.h"
 #include "failsafe.h"
-#include "modules.h"
 #include "tables.h"
 
 static DEFINE_RAW_SPINLOCK(tables_lock);
@@ -126,8 +125,7 @@ struct ktr_table *ktr_owned_table(struct ktr_node *n, int level,
 
 	list_for_each_entry_rcu(t, &node_own[n->nid].tables, list,
 				lockdep_is_held(&tables_lock) ||
-				ktr_modules_lock_held() ||
-				!ktr_modules_following())
+				ktr_accounting_writer())
 		if (t->level == level && t->va == base)
 			return t;
 	return NULL;
