@@ -41,7 +41,6 @@
 #include "core.h"
 #include "build.h"
 #include "failsafe.h"
-#include "modules.h"
 #include "slot.h"
 #include "tables.h"
 #include "testing.h"
@@ -165,17 +164,26 @@ struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 }
 NOKPROBE_SYMBOL(ktr_search_chunks);
 
+/* the chunks beyond the core's: modules.c's lookup, while it has any */
+static struct ktr_chunk *(*more_chunks)(unsigned long va);
+
+void ktr_chunks_beyond_core(struct ktr_chunk *(*lookup)(unsigned long va))
+{
+	WRITE_ONCE(more_chunks, lookup);
+}
+
 /*
  * The core image's chunk at va, else a replicated module's. Context: a
  * module chunk is only valid under rcu_read_lock() or with preemption
- * or interrupts off, or under mods_lock (modules.c), which
- * ktr_module_chunk() checks.
+ * or interrupts off, or under mods_lock (modules.c), which its lookup
+ * checks.
  */
 struct ktr_chunk *ktr_find_chunk(unsigned long va)
 {
 	struct ktr_chunk *c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
+	struct ktr_chunk *(*more)(unsigned long va) = READ_ONCE(more_chunks);
 
-	return c ? c : ktr_module_chunk(va, false);
+	return c || !more ? c : more(va);
 }
 NOKPROBE_SYMBOL(ktr_find_chunk);
 

@@ -12,6 +12,8 @@
 struct ktr_chunk *ktr_search_chunks(struct ktr_chunk *chunks, int nr,
 				    unsigned long va);
 struct ktr_chunk *ktr_find_chunk(unsigned long va);
+/* where ktr_find_chunk() looks past the core's chunks (NULL: nowhere) */
+void ktr_chunks_beyond_core(struct ktr_chunk *(*lookup)(unsigned long va));
 /* the module chunk whose master page is at pa; context as above */
 struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa);
 struct page *ktr_alloc(int nid, unsigned int order);

@@ -122,6 +122,13 @@ struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only)
 }
 NOKPROBE_SYMBOL(ktr_module_chunk);
 
+/* for ktr_find_chunk(): any replicated module's chunk, mapped or not */
+static struct ktr_chunk *any_module_chunk(unsigned long va)
+{
+	return ktr_module_chunk(va, false);
+}
+NOKPROBE_SYMBOL(any_module_chunk);
+
 /* the chunk whose master page is at pa; context as ktr_module_chunk() */
 struct ktr_chunk *ktr_module_chunk_at_pa(phys_addr_t pa)
 {
@@ -529,6 +536,7 @@ int ktr_modules_start(void)
 		return 0;
 	WRITE_ONCE(following, true);
 	ktr_accounting_follow(&mods_lock);
+	ktr_chunks_beyond_core(any_module_chunk);
 	ret = register_module_notifier(&module_nb);
 	if (ret) {
 		pr_err("cannot follow module loads: %d\n", ret);
@@ -594,6 +602,7 @@ void ktr_modules_free(void)
 		free_module_replicas(km);
 	}
 	mutex_unlock(&mods_lock);
+	ktr_chunks_beyond_core(NULL);
 	ktr_mirror_set_span(ULONG_MAX, 0);
 }
 
