@@ -509,20 +509,40 @@ int kt_dump_validate(int fd, const char *path, struct kt_dump_layout *layout,
 	return ret;
 }
 
-int kt_dump_layout_next_range(const struct kt_dump_layout *layout,
-			      uint64_t pa, uint64_t *start, uint64_t *end)
+static uint64_t span_word(const void *spans, size_t i, size_t stride,
+			  size_t off)
 {
-	size_t lo = 0, hi = layout->nr_ranges;
+	uint64_t v;
 
-	/* the first range that ends after pa */
+	memcpy(&v, (const char *)spans + i * stride + off, sizeof(v));
+	return v;
+}
+
+size_t kt_dump_first_ending_after(const void *spans, size_t nr,
+				  size_t stride, size_t len_off, uint64_t pa)
+{
+	size_t lo = 0, hi = nr;
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (layout->ranges[mid].pa + layout->ranges[mid].size <= pa)
+		if (span_word(spans, mid, stride, 0) +
+			    span_word(spans, mid, stride, len_off) <=
+		    pa)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int kt_dump_layout_next_range(const struct kt_dump_layout *layout,
+			      uint64_t pa, uint64_t *start, uint64_t *end)
+{
+	size_t lo = kt_dump_first_ending_after(
+		layout->ranges, layout->nr_ranges, sizeof(*layout->ranges),
+		offsetof(struct kt_dump_range, size), pa);
+
 	if (lo == layout->nr_ranges)
 		return -ENOENT;
 	*start = layout->ranges[lo].pa > pa ? layout->ranges[lo].pa : pa;

@@ -60,6 +60,14 @@ struct kt_dump_layout {
 int kt_dump_validate(int fd, const char *path, struct kt_dump_layout *layout,
 		     struct kt_err *err);
 /*
+ * Of nr spans sorted by pa and not overlapping, stride bytes apart, each
+ * a uint64_t pa first and a uint64_t length len_off bytes in (the
+ * layout's ranges and loads): the index of the first that ends after
+ * pa, nr if none.
+ */
+size_t kt_dump_first_ending_after(const void *spans, size_t nr,
+				  size_t stride, size_t len_off, uint64_t pa);
+/*
  * The first run the file holds that ends after pa, as [*start, *end)
  * (the memsrc next_range rule); -ENOENT past the last.
  */

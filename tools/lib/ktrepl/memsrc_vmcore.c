@@ -75,7 +75,7 @@ static bool direct_reader_wanted(void)
 static const struct kt_dump_load *elf_load_at(const struct kt_dump_layout *l,
 					      uint64_t pa)
 {
-	size_t lo = 0, hi = l->nr_loads, i;
+	size_t lo, i;
 
 	if (l->loads_overlap) {
 		for (i = 0; i < l->nr_loads; i++)
@@ -84,15 +84,10 @@ static const struct kt_dump_load *elf_load_at(const struct kt_dump_layout *l,
 				return &l->loads[i];
 		return NULL;
 	}
-	/* the first segment that ends after pa */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->loads[mid].pa + l->loads[mid].memsz <= pa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = kt_dump_first_ending_after(l->loads, l->nr_loads,
+					sizeof(*l->loads),
+					offsetof(struct kt_dump_load, memsz),
+					pa);
 	return lo < l->nr_loads && l->loads[lo].pa <= pa ? &l->loads[lo] :
 							    NULL;
 }
