@@ -245,7 +245,8 @@ static void audit_fn(struct work_struct *work)
 	 * the disarm's own writes as misses.
 	 */
 	if (ktr_probes_unarmed()) {
-		ktr_failsafe_trip(KTR_FS_PROBES_DISARMED);
+		if (!READ_ONCE(audit_held))
+			ktr_failsafe_trip(KTR_FS_PROBES_DISARMED);
 		goto again;
 	}
 	if (READ_ONCE(audit_held) || !ktr_replicas_ready() ||
@@ -269,11 +270,14 @@ void ktr_audit_start(void)
 /*
  * The fail-safe, while it waits for the probes to be armed again (or for
  * propagate=1): the pass that sees them armed before the fail-safe does
- * would take the disarm's writes for misses. Process context.
+ * would take the disarm's writes for misses. A pass under way finishes
+ * first (audit_lock). Process context, under failsafe_lock.
  */
 void ktr_audit_hold(bool hold)
 {
+	mutex_lock(&audit_lock);
 	WRITE_ONCE(audit_held, hold);
+	mutex_unlock(&audit_lock);
 }
 
 /* after this returns no audit is queued or running */

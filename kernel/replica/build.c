@@ -40,7 +40,6 @@
 
 #include "core.h"
 #include "build.h"
-#include "failsafe.h"
 #include "slot.h"
 #include "tables.h"
 #include "testing.h"

@@ -21,21 +21,21 @@
  *   armed.c     whether the probes are armed (kprobes, ftrace switches)
  *   inject.c    fault injection, test build only (testing.h)
  *   testing.c   the test build's parameters (KTREPL_TEST)
- *   provider.c  the struct ktrepl_provider the publisher reads
+ *   provider.c  the ops of the struct ktrepl_provider the publisher reads
  *   arch_*.c    one per architecture, chosen by Kbuild
  *
  * Locking. The engine runs in kprobe and kretprobe handlers (the x86
  * patch hook, the arm64 6.12 poke probe, the table mirror, the percpu
  * table-free veto), an ftrace handler (the arm64 patch hook), a
  * stop_machine() callback, tracepoint probes (fork, exec), notifiers
- * (module, memory, CPU PM), work items (audit, fail-safe, mm scan),
- * cpuhp callbacks, its own kthreads, and debugfs readers and writers
- * through the publisher. cpuhp callbacks run under the CPU hotplug lock
- * and so take none of the mutexes below (they notify the publisher
- * without sleeping). Each lock below names what it guards, who takes
- * it, and who may go without it; struct ktr_engine says which file owns
- * each piece of state that changes after load. Order,
- * outermost first (a path may skip levels):
+ * (module, memory, CPU PM), work items (audit, fail-safe and its
+ * recheck, mm scan), cpuhp callbacks, its own kthreads, and debugfs
+ * readers and writers through the publisher. cpuhp callbacks run under
+ * the CPU hotplug lock and so take none of the mutexes below (they
+ * notify the publisher without sleeping). Each lock below names what it
+ * guards, who takes it, and who may go without it; struct ktr_engine
+ * says which file owns each piece of state that changes after load.
+ * Order, outermost first (a path may skip levels):
  *
  *   failsafe_lock > act_lock > workload_lock, bind_lock > audit_lock
  *   > mods_lock > canary_lock (armed.c)

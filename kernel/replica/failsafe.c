@@ -26,7 +26,8 @@
  * ones) are a miss source of their own: no hook, mirror or veto sees a
  * write while they are. The audit trips on them, and the work leaves
  * activation paused ("waiting", the audit held) and looks again every
- * KTR_FS_RECHECK_MS until they are armed, then repairs and checks as
+ * KTR_FS_RECHECK_MS until they are armed (twice in a row), then repairs
+ * and checks as
  * after any miss, and resumes. The test build's propagate=0 is one more:
  * every patch it drops trips, and the work waits, with the replicas left
  * stale for the tools to find and nothing running on them, until
@@ -78,8 +79,11 @@ static const char *reason_name(int reason)
 }
 
 #define KTR_FS_TRIES 10
-/* while waiting: how often the work looks whether writes are watched */
-#define KTR_FS_RECHECK_MS 200
+/*
+ * While waiting: how often the work looks whether writes are watched
+ * again; it resumes at the second look in a row that finds them watched.
+ */
+#define KTR_FS_RECHECK_MS 250
 
 /* the most events failsafe_limit may ask to keep the times of */
 #define KTR_FS_LIMIT_MAX 64U
@@ -107,6 +111,8 @@ static bool active;			/* off because of a miss, now */
 static bool given_up;			/* and for good: under failsafe_lock */
 /* paused until the probes are armed again: written under failsafe_lock */
 static bool waiting;
+/* the rechecks in a row that found writes watched: under failsafe_lock */
+static unsigned int watched_looks;
 /* the times of the last events, a ring: under failsafe_lock */
 static unsigned long event_times[KTR_FS_LIMIT_MAX];
 
@@ -161,6 +167,7 @@ static void set_waiting(bool on)
 {
 	lockdep_assert_held(&failsafe_lock);
 	WRITE_ONCE(waiting, on);
+	watched_looks = 0;
 	ktr_audit_hold(on);
 }
 
@@ -266,21 +273,31 @@ static void failsafe_fn(struct work_struct *work)
 	mutex_lock(&failsafe_lock);
 	why = xchg(&pending, 0);
 	/*
-	 * The source it waits on, seen again: the same disarm, or another
-	 * patch that propagate=0 dropped. Nothing runs on the replicas, and
-	 * the resume checks them all.
+	 * The source it waits on, seen again: the same disarm, another patch
+	 * that propagate=0 dropped, or the disarm's writes that an audit pass
+	 * under way as it began saw. Nothing runs on the replicas, and the
+	 * resume recopies and checks them all.
 	 */
 	if (waiting) {
-		why &= ~BIT(KTR_FS_PROBES_DISARMED);
+		why &= ~(BIT(KTR_FS_PROBES_DISARMED) |
+			 BIT(KTR_FS_AUDIT_REPAIR));
 		if (!ktr_test_propagate())
 			why &= ~BIT(KTR_FS_PATCH_MISSED);
 	}
 	if ((!why && !waiting) || closed)
 		goto out;
 	if (!why) {
-		/* the recheck: the probes armed again, or propagate=1? */
-		if (write_watch(&switch_name) != WRITES_WATCHED)
+		/*
+		 * The recheck: armed again, or propagate=1? Twice in a row: the
+		 * kernel clears its disarmed flag before it re-arms the sites.
+		 */
+		if (write_watch(&switch_name) != WRITES_WATCHED) {
+			watched_looks = 0;
 			goto out;
+		}
+		if (++watched_looks < 2)
+			goto out;
+		watched_looks = 0;
 		pr_info("fail-safe (%s): %s; checking the replicas\n",
 			reason_name(last_reason),
 			last_reason == KTR_FS_PROBES_DISARMED ?

@@ -479,7 +479,8 @@ u64 ktr_fresh_vetoes(void)
 /*
  * The veto probes' calls that no handler ran for (nested in another
  * kprobe): each may be a lower table freed under a copied entry, which
- * the node tables still point at. The fail-safe polls it. Context: any.
+ * the node tables still point at. ktr_fresh_poll_misses() trips on it.
+ * Context: any.
  */
 u64 ktr_fresh_probe_misses(void)
 {

@@ -20,11 +20,7 @@ int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 		       void *arg);
 typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
 void ktr_modules_visit_chunks(ktr_chunk_fn fn);
-/*
- * For lockdep assertions only (their arguments compile away without
- * CONFIG_LOCKDEP): this thread holds mods_lock; module loads are
- * followed, so the table lists and page accounting may change.
- */
-void ktr_modules_lock_assert_held(void);	/* every config */
+/* this thread holds mods_lock (empty where lockdep is off) */
+void ktr_modules_lock_assert_held(void);
 
 #endif

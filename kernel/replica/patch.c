@@ -24,6 +24,8 @@
 #include "core.h"
 #include "build.h"
 #include "failsafe.h"
+#include "fresh.h"
+#include "mirror.h"
 #include "modules.h"
 #include "slot.h"
 #include "patch.h"
@@ -108,7 +110,14 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 	int nid;
 
 	*made = false;
+	/*
+	 * Every source's misses, as each patch did before they polled their
+	 * own: with the audit off, a veto or mirror miss is otherwise seen
+	 * only at that probe's next call
+	 */
 	ktr_patch_poll_misses();
+	ktr_mirror_poll_misses();
+	ktr_fresh_poll_misses();
 	if (!ktr_patch_arch_args(regs, &va, &src, &len, &fill) || !len)
 		return false;
 	c = replicated_chunk(va, len);

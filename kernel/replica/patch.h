@@ -24,7 +24,7 @@ u64 ktr_patch_window(void);
 bool ktr_hook_lock_page(struct ktr_chunk *c, unsigned long va,
 			unsigned long *flags);	/* for the audit */
 void ktr_hook_unlock(unsigned long flags);
-/* for the fail-safe: the patch probes' nmissed */
+/* the patch probes' nmissed (and arm64's hook misses) */
 u64 ktr_patch_probe_misses(void);
 /* trip the fail-safe if the patch probes missed a call since last seen */
 void ktr_patch_poll_misses(void);

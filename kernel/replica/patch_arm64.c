@@ -141,8 +141,8 @@ static struct {
 /*
  * Calls of the ftrace hook that could not pass the write on: a recursion
  * in the same context (the hook's own guard refused it) or no registers.
- * Each is a write the master got and no replica did: the fail-safe polls
- * this count with the kprobes' nmissed.
+ * Each is a write the master got and no replica did: counted with the
+ * kprobes' nmissed (ktr_patch_poll_misses()).
  */
 static atomic64_t hook_misses;
 #ifdef KTREPL_TEST

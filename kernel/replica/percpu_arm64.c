@@ -230,13 +230,13 @@ static void uninstall_ipi(void *unused)
 	local_irq_restore(flags);
 }
 
+static void ktr_percpu_stop(void);
+
 /*
  * After the node tables are built and the replicas equal the master.
  * Returns NULL with every online CPU on its node's root, or why not
  * (and then every CPU is on the master).
  */
-static void ktr_percpu_stop(void);
-
 static const char *ktr_percpu_start(void)
 {
 	const char *why = percpu_refusal();

@@ -31,7 +31,6 @@
 
 #include "core.h"
 #include "build.h"
-#include "failsafe.h"
 #include "tables.h"
 
 static DEFINE_RAW_SPINLOCK(tables_lock);
