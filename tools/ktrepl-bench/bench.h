@@ -228,5 +228,7 @@ void bench_costs_verdict(const struct bench_machine *m,
 /* the progress line, on a terminal only */
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bench_progress_end(void);
+/* --progress: progress lines on standard error even off a terminal */
+void bench_progress_always(void);
 
 #endif

@@ -65,6 +65,8 @@ static void usage(FILE *fp)
 		"                           its median (default 2)\n"
 		"      --max-time SECONDS   each benchmark's limit (default 1800; --quick:\n"
 		"                           text 300, syscalls 60)\n"
+		"      --progress           a progress line on standard error per round\n"
+		"                           even off a terminal (on one, always)\n"
 		"  -j, --json               JSON output\n"
 		"  -p, --pretty             indented JSON output (implies -j)\n"
 		"      --markdown           Markdown, for pasting into a mailing-list reply\n"
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 		OPT_BOUND,
 		OPT_MAX_TIME,
 		OPT_MARKDOWN,
+		OPT_PROGRESS,
 	};
 	static const struct option options[] = {
 		{ "module", required_argument, NULL, OPT_MODULE },
@@ -152,6 +155,7 @@ int main(int argc, char **argv)
 		{ "bound", required_argument, NULL, OPT_BOUND },
 		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 		{ "markdown", no_argument, NULL, OPT_MARKDOWN },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "version", no_argument, NULL, 'V' },
@@ -206,6 +210,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MARKDOWN:
 			o.markdown = true;
+			break;
+		case OPT_PROGRESS:
+			bench_progress_always();
 			break;
 		case 'j':
 			json = true;

@@ -14,20 +14,38 @@
 #include "bench.h"
 #include "json_writer.h"
 
-static bool progress_shown;
+static bool progress_shown, progress_lines;
 
+void bench_progress_always(void)
+{
+	progress_lines = true;
+}
+
+/*
+ * On a terminal one line, rewritten in place; elsewhere (--progress) a
+ * line each, with the time since the run began, for a log to follow.
+ */
 void bench_progress(const char *fmt, ...)
 {
+	static double start = -1;
+	bool tty = isatty(STDERR_FILENO);
 	va_list ap;
 
-	if (!isatty(STDERR_FILENO))
+	if (start < 0)
+		start = bench_now_s();
+	if (!tty && !progress_lines)
 		return;
-	fputs("\r\033[K", stderr);
+	if (tty)
+		fputs("\r\033[K", stderr);
+	else
+		fprintf(stderr, "ktrepl-bench: %.0f s: ", bench_now_s() - start);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	if (!tty)
+		fputc('\n', stderr);
 	fflush(stderr);
-	progress_shown = true;
+	progress_shown = tty;
 }
 
 void bench_progress_end(void)

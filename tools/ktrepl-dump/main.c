@@ -72,6 +72,8 @@ static void usage(FILE *fp)
 		"                        (none of the three: live, /proc/kallsyms;\n"
 		"                        a vmcore, the kallsyms tables in the dump)\n"
 		"      --verify          same as the verify command\n"
+		"  -o, --output FILE     read: the bytes, raw, into FILE (a new\n"
+		"                        file, or the null device)\n"
 		"  -V, --version         version and the formats it reads\n"
 		"  -h, --help            this text\n"
 		"\n"

@@ -80,8 +80,13 @@ emit bound_loose ktrepl-bench --quick -p --control --bench-module $B \
 emit bound_tight ktrepl-bench --quick -j --control --bench-module $B \
 	--bound 0.001 --max-time 5 text
 echo "BOUND-MS $(($(now_ms) - t0))"
-emit md ktrepl-bench --quick --markdown --control --bench-module $B \
-	--max-time 5 text
+# --progress: off a terminal too, a line per round on standard error
+# (the other runs, without it, write none there: their JSON parses)
+ktrepl-bench --quick --progress --markdown --control --bench-module $B \
+	--max-time 5 text 2>/tmp/progress | sed "s/^/@@md@@ /"
+sed 's/^/# /' /tmp/progress
+check "--progress: a line per round on standard error, off a terminal ($(grep -c ': text: round ' /tmp/progress) of them)" \
+	grep -Eq '^ktrepl-bench: [0-9]+ s: text: round 1, ' /tmp/progress
 t0=$(now_ms)
 emit sys ktrepl-bench --quick -j --module $K --bench-module $B \
 	--max-time ${BENCH_SYS_MAX_TIME:-20} syscalls costs
