@@ -26,7 +26,8 @@
  * failsafe_lock) and by unload's stop; asserted by every transition.
  * The published activation and ktr_activation_paused() are read
  * locklessly from any context: only their writers hold the lock.
- * Order: failsafe_lock > act_lock > desc_lock, workload_lock, bind_lock.
+ * Order: failsafe_lock > act_lock > workload_lock, bind_lock, mods_lock
+ * (core.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,8 +40,8 @@
 #include "core.h"
 #include "activation_mm.h"
 #include "build.h"
-#include "failsafe.h"
 #include "fresh.h"
+#include "modules.h"
 #include "workload.h"
 
 static char *activation;
@@ -187,6 +188,7 @@ static void publish(enum ktrepl_activation act, const char *why)
 {
 	lockdep_assert_held(&act_lock);
 	WRITE_ONCE(act_now, act);
+	ktr_modules_want_nonglobal(act == KTREPL_ACT_MM);
 	act_reason = why;
 	WRITE_ONCE(ktr_provider.activation, act);
 	ktr_provider.activation_reason = why;

@@ -33,8 +33,6 @@
 #include "audit.h"
 #include "build.h"
 #include "failsafe.h"
-#include "fresh.h"
-#include "mirror.h"
 #include "modules.h"
 #include "patch.h"
 #include "slot.h"
@@ -234,9 +232,7 @@ static void audit_fn(struct work_struct *work)
 {
 	unsigned int period = READ_ONCE(audit_period_ms);
 
-	ktr_patch_poll_misses();
-	ktr_mirror_poll_misses();
-	ktr_fresh_poll_misses();
+	ktr_poll_every_miss_source();
 	/*
 	 * Disarmed: no hook, mirror or veto sees a write, and the fail-safe
 	 * takes everyone off the replicas (a trip while it already waits is

@@ -7,6 +7,8 @@
  * it something changed.
  */
 #include <linux/kprobes.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
 
 #include "core.h"
 
@@ -20,6 +22,25 @@ struct ktrepl_provider ktr_provider = {
 	.nr_regions = KTR_NR_REGIONS,
 	.regions = ktr.regions,
 };
+
+/*
+ * failsafe_lock, the engine's outermost: the fail-safe work's whole run
+ * (pause, repair, resume or give-up), closing at stop, and the
+ * fail-safe's counters and event times. failsafe.c's work and
+ * ktr_failsafe_stop() take it; nothing else may. It lives here, at the
+ * bottom, as kernel/livepatch's klp_mutex lives in its core.c, so that
+ * the layers the fail-safe calls down into (the activation's
+ * transitions, the tables' resync) can assert they run inside it
+ * without naming the fail-safe. Inside it come act_lock, workload_lock,
+ * bind_lock and audit_lock (core.h, "Locking").
+ */
+DEFINE_MUTEX(ktr_failsafe_lock);
+
+/* every config: an empty function where lockdep is off */
+void ktr_failsafe_lock_assert_held(void)
+{
+	lockdep_assert_held(&ktr_failsafe_lock);
+}
 
 void ktr_notify_changed(bool lists)
 {

@@ -32,15 +32,17 @@
  * recheck, mm scan), cpuhp callbacks, its own kthreads, and debugfs
  * readers and writers through the publisher. cpuhp callbacks run under
  * the CPU hotplug lock and so take none of the mutexes below (they
- * notify the publisher without sleeping). Each lock below names what it
- * guards, who takes it, and who may go without it; struct ktr_engine
- * says which file owns each piece of state that changes after load.
+ * notify the publisher without sleeping). Each lock is described once,
+ * where it is defined: what it guards, who takes it, who may go without
+ * it. A file that must hold another's lock asserts it with the owner's
+ * *_lock_assert_held(), which exists in every config.
  * Order, outermost first (a path may skip levels):
  *
- *   failsafe_lock > act_lock > workload_lock, bind_lock > audit_lock
- *   > mods_lock > canary_lock (armed.c)
- *   > cpus_read_lock (stop_machine) > text_mutex > hook_lock,
- *   tables_lock, log_lock
+ *   failsafe_lock (core.c) > act_lock (activation.c)
+ *   > workload_lock (workload.c), bind_lock (mm_x86.c)
+ *   > audit_lock (audit.c) > mods_lock (modules.c) > canary_lock (armed.c)
+ *   > cpus_read_lock (stop_machine) > text_mutex
+ *   > hook_lock, log_lock (patch.c), tables_lock (tables.c)
  *
  * The last three are raw spinlocks, innermost: none is taken inside
  * another, and nothing that sleeps or takes a lock is called under them.
@@ -50,72 +52,12 @@
  * desc_lock: ktr_notify_changed() only queues the work that takes it,
  * and that work holds no engine lock.
  *
- * failsafe_lock (mutex, failsafe.c) serializes the fail-safe work with
- * ktr_failsafe_stop(), and so the pause, resume and give-up of the
- * activation (activation.c asserts it).
- *
- * act_lock (mutex, activation.c) guards the activation's state, kind
- * and reason: the load's start, the fail-safe's transitions and
- * unload's stop take it; readers of the activation go without. Trips only set a bit and queue the
- * work, from any context. Its counters are read locklessly.
- *
- * workload_lock (mutex, workload.c) guards the workers' array and the
- * mode; the debugfs control, the task list and the fail-safe take it.
- * A worker writes its own progress fields with preemption off and
- * readers read them locklessly; workload_fn() reads the mode once, at
- * its start, and the mode changes only after kthread_stop() of every
- * worker.
- *
- * bind_lock (mutex, mm_x86.c) guards the bound list, the past ring, the
- * events' tail, mm_on and list_dirty (the publisher's cue): the scan
- * work, the bind file, the debugfs lists and unload take it. The fork
- * and exec tracepoint probes run with preemption off and never take
- * it: they write an mm's one entry (a word, every value of which maps
- * the same bytes) and claim an event slot with an atomic; the scan
- * drains the slots under the lock.
- * The non-global rewrite of the text leaves happens at mm start and
- * stop, which only init, unload and the fail-safe call, under
- * failsafe_lock or alone.
- *
- * audit_lock (mutex, audit.c) guards the chunks' sums and the audit
- * and resync passes (the audit work, the fail-safe's resync, the test
- * build's audit miss); ktr_audit_flush() takes it to wait for a pass.
- *
- * mods_lock (mutex, modules.c) guards the replicated modules' list and
- * every module's fields; the module notifier, the load's first pass,
- * unload and the debugfs module lists take it. Readers in atomic
- * context (the patch hooks, the mirror, ktr_replica_write() with
- * interrupts off) walk the list under RCU instead: an entry is unlisted
- * with list_del_rcu() and freed after synchronize_rcu(), which waits
- * for them. Module loads after ktr_modules_start() are also the one
- * writer of the engine's page accounting, the nodes' byte counts and
- * their table lists, so those change only under mods_lock (asserted in
- * ktr_alloc() and ktr_free()); before the notifier is registered and
- * after ktr_modules_stop() the init or exit thread is the only writer.
- *
- * text_mutex (the kernel's, from kallsyms; NULL where it is not there,
- * as on arm64) is held by every x86 text_poke, so the x86 patch hook
- * runs under it; the engine takes it to copy the replicas (core and
- * modules), to audit and resync a chunk, and to move a module's leaves
- * on x86 (never around stop_machine(): static keys take it inside the
- * CPU hotplug lock).
- *
- * hook_lock (raw spinlock, patch.c) is held by the patch hooks over the
- * master and replica writes of one patch and over the poke slot's
- * state, and by the audit and resync over their comparison of one page,
- * so that they never see half a patch. Raw: the hooks run with
- * interrupts off, in kprobe and ftrace handlers.
- *
- * tables_lock (raw spinlock, tables.c) is held over every
- * write to a node's tables made while the mirror may run (own_table(),
- * ktr_map_chunk(), the mirror itself, a module's leaf move, the
- * non-global rewrite) and over the mirror's comparison, and it excludes
- * the extension of a node's table list. Raw: the mirror runs in
- * kretprobe handlers. Fault injection (test build) writes node entries
- * without it, on a kernel the test keeps quiet.
- *
- * log_lock (raw spinlock, patch.c) guards the patch log ring and its
- * sequence: the hooks and the audit append, debugfs reads.
+ * text_mutex, the one lock here that is the kernel's (from kallsyms;
+ * NULL where it is not there, as on arm64), is held by every x86
+ * text_poke, so the x86 patch hook runs under it; the engine takes it
+ * to copy the replicas (core and modules), to audit and resync a chunk,
+ * and to move a module's leaves on x86 (never around stop_machine():
+ * static keys take it inside the CPU hotplug lock).
  *
  * Lockless by design: replicas_ready, the patch window and the patch,
  * audit, mirror, bind and veto counters (atomics or READ_ONCE), the
@@ -129,6 +71,7 @@
 
 #include <linux/list.h>
 #include <linux/mm_types.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/preempt.h>
 #include <linux/sched/clock.h>
@@ -367,5 +310,9 @@ extern struct ktrepl_provider ktr_provider;
  * only marks its state stale and queues work. Context: any.
  */
 void ktr_notify_changed(bool lists);
+
+/* failsafe_lock: core.c says what it guards; only failsafe.c takes it */
+extern struct mutex ktr_failsafe_lock;
+void ktr_failsafe_lock_assert_held(void);	/* every config */
 
 #endif

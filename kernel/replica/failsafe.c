@@ -95,14 +95,7 @@ static unsigned int failsafe_window_s = 600;
 module_param(failsafe_window_s, uint, 0444);
 MODULE_PARM_DESC(failsafe_window_s, "the window failsafe_limit counts events in (seconds)");
 
-/*
- * failsafe_lock: the work's whole run (pause, repair, resume or give-up:
- * activation.c asserts it), closing at stop, and the counters. The work and
- * ktr_failsafe_stop() take it; nothing else may. Outermost of the
- * engine's locks: the work takes the publisher's, the workers', the
- * bindings' and the audit's inside it (core.h, "Locking").
- */
-static DEFINE_MUTEX(failsafe_lock);
+/* failsafe_lock is core.c's (ktr_failsafe_lock): see there */
 static unsigned long pending;		/* a bit per enum ktr_failsafe_reason */
 static bool closed = true;		/* until the load is done, and after */
 static u64 nr_events;			/* under failsafe_lock */
@@ -120,13 +113,6 @@ static void failsafe_fn(struct work_struct *work);
 static DECLARE_WORK(failsafe_work, failsafe_fn);
 static void recheck_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(recheck_work, recheck_fn);
-
-/* every config: an empty function where lockdep is off */
-void ktr_failsafe_lock_assert_held(void)
-{
-	lockdep_assert_held(&failsafe_lock);
-}
-
 
 /* Context: any (kprobe and ftrace handlers included); does not sleep. */
 void ktr_failsafe_trip(enum ktr_failsafe_reason why)
@@ -146,7 +132,7 @@ NOKPROBE_SYMBOL(ktr_failsafe_trip);
  */
 static void absorb_audit_trip(void)
 {
-	lockdep_assert_held(&failsafe_lock);
+	lockdep_assert_held(&ktr_failsafe_lock);
 	clear_bit(KTR_FS_AUDIT_REPAIR, &pending);
 }
 
@@ -165,7 +151,7 @@ static void recheck_fn(struct work_struct *work)
  */
 static void set_waiting(bool on)
 {
-	lockdep_assert_held(&failsafe_lock);
+	lockdep_assert_held(&ktr_failsafe_lock);
 	WRITE_ONCE(waiting, on);
 	watched_looks = 0;
 	ktr_audit_hold(on);
@@ -196,7 +182,7 @@ static bool event_recurs(void)
 	unsigned int limit = clamp(failsafe_limit, 1U, KTR_FS_LIMIT_MAX);
 	unsigned long now = jiffies, oldest;
 
-	lockdep_assert_held(&failsafe_lock);
+	lockdep_assert_held(&ktr_failsafe_lock);
 	event_times[nr_events % limit] = now;
 	if (nr_events < limit)
 		return false;
@@ -212,7 +198,7 @@ static const char *repair_and_check(void)
 	int tries, rebuilt, differ;
 	bool intact;
 
-	lockdep_assert_held(&failsafe_lock);
+	lockdep_assert_held(&ktr_failsafe_lock);
 	/* a patch in flight would look missed (x86 without text_mutex) */
 	if (!ktr_patch_excludable())
 		return ktrepl_reason_name(
@@ -257,7 +243,7 @@ static const char *repair_and_check(void)
 /* Context: process, under failsafe_lock. */
 static void give_up(const char *refusal, const char *what)
 {
-	lockdep_assert_held(&failsafe_lock);
+	lockdep_assert_held(&ktr_failsafe_lock);
 	given_up = true;
 	set_waiting(false);
 	ktr_activation_give_up(refusal);
@@ -270,7 +256,7 @@ static void failsafe_fn(struct work_struct *work)
 	const char *refusal, *switch_name;
 	unsigned long why;
 
-	mutex_lock(&failsafe_lock);
+	mutex_lock(&ktr_failsafe_lock);
 	why = xchg(&pending, 0);
 	/*
 	 * The source it waits on, seen again: the same disarm, another patch
@@ -372,7 +358,7 @@ out:
 	if (waiting && !closed)
 		schedule_delayed_work(&recheck_work,
 				      msecs_to_jiffies(KTR_FS_RECHECK_MS));
-	mutex_unlock(&failsafe_lock);
+	mutex_unlock(&ktr_failsafe_lock);
 }
 
 /*
@@ -383,9 +369,7 @@ void ktr_failsafe_start(void)
 {
 	WRITE_ONCE(closed, false);
 	smp_mb();	/* pairs with ktr_failsafe_trip() */
-	ktr_patch_poll_misses();
-	ktr_mirror_poll_misses();
-	ktr_fresh_poll_misses();
+	ktr_poll_every_miss_source();
 	if (READ_ONCE(pending))
 		queue_work(system_unbound_wq, &failsafe_work);
 }
@@ -393,9 +377,9 @@ void ktr_failsafe_start(void)
 /* Before activation is stopped for unload: no fail-safe runs after. */
 void ktr_failsafe_stop(void)
 {
-	mutex_lock(&failsafe_lock);
+	mutex_lock(&ktr_failsafe_lock);
 	WRITE_ONCE(closed, true);
-	mutex_unlock(&failsafe_lock);
+	mutex_unlock(&ktr_failsafe_lock);
 	/* neither queues the other once closed */
 	cancel_delayed_work_sync(&recheck_work);
 	cancel_work_sync(&failsafe_work);

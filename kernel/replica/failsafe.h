@@ -49,6 +49,5 @@ const char *ktr_probes_unarmed(void);
 void ktr_failsafe_start(void);
 void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);
-void ktr_failsafe_lock_assert_held(void);	/* every config */
 
 #endif

@@ -19,7 +19,6 @@
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
 
-#include "activation.h"
 #include "core.h"
 #include "build.h"
 #include "modules.h"
@@ -193,10 +192,11 @@ void ktr_module_move_leaves(struct ktr_module *km, bool to_copies)
  * Activation mm: a CPU keeps a global TLB entry across the CR3 switch
  * into a bound process, so while a module is replicated under mm the
  * master's leaves over it are not global, as the core's are not
- * (mm_x86.c). Each leaf gets its global bit back from what was recorded
- * when it was cleared (global_cleared), whatever the activation is by
- * then: a fail-safe's give-up ends it, and the leaves must still be
- * global again before ktrepl.ko goes.
+ * (mm_x86.c). modules.c asks for !global only while the activation
+ * wants it (ktr_modules_want_nonglobal()). Each leaf gets its global bit
+ * back from what was recorded when it was cleared (global_cleared),
+ * whatever the activation is by then: a fail-safe's give-up ends it, and
+ * the leaves must still be global again before ktrepl.ko goes.
  */
 void ktr_module_leaves_global(struct ktr_module *km, bool global)
 {
@@ -204,8 +204,6 @@ void ktr_module_leaves_global(struct ktr_module *km, bool global)
 
 	ktr_modules_lock_assert_held();
 	if (!KTR_ARCH_NONGLOBAL_TEXT)
-		return;
-	if (!global && ktr_activation() != KTREPL_ACT_MM)
 		return;
 	if (global && !km->nr_global_cleared)
 		return;

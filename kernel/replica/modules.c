@@ -85,11 +85,37 @@ MODULE_PARM_DESC(modules, "replicate the text and rodata of loaded modules too (
 static LIST_HEAD(ktr_modules);
 static DEFINE_MUTEX(mods_lock);
 static bool following;		/* notifier and mirror hooks registered */
+/*
+ * Whether a module replicated now gets non-global master leaves
+ * (module_leaves.c): activation.c says so when the activation is chosen
+ * or changes (ktr_modules_want_nonglobal()). Under mods_lock.
+ */
+static bool want_nonglobal;
 
 /* every config: an empty function where lockdep is off */
 void ktr_modules_lock_assert_held(void)
 {
 	lockdep_assert_held(&mods_lock);
+}
+
+/*
+ * Activation mm keeps the master's text leaves non-global (mm_x86.c), and
+ * so those over each replicated module (module_leaves.c). The activation
+ * calls this down when it is chosen, before any module is replicated, and
+ * when it changes; the leaves already non-global stay so until unload,
+ * which restores them from what was recorded. Context: process, under
+ * act_lock.
+ */
+void ktr_modules_want_nonglobal(bool want)
+{
+	struct ktr_module *km;
+
+	mutex_lock(&mods_lock);
+	if (want && !want_nonglobal)
+		list_for_each_entry(km, &ktr_modules, list)
+			ktr_module_leaves_global(km, false);
+	want_nonglobal = want;
+	mutex_unlock(&mods_lock);
 }
 
 static bool module_covers(const struct ktr_module *km, unsigned long va)
@@ -437,7 +463,8 @@ static int replicate_module(struct module *mod)
 		free_module_replicas(km);
 		return ret;
 	}
-	ktr_module_leaves_global(km, false);
+	if (want_nonglobal)
+		ktr_module_leaves_global(km, false);
 	km->since_ns = local_clock();
 	pr_info("module %s replicated: %lu KiB of text and rodata per node\n",
 		km->name, module_bytes(km) >> 10);

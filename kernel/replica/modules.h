@@ -20,6 +20,7 @@ int ktr_module_extents(int nid, const char *name, ktrepl_extent_fn fn,
 		       void *arg);
 typedef void (*ktr_chunk_fn)(struct ktr_chunk *c);
 void ktr_modules_visit_chunks(ktr_chunk_fn fn);
+void ktr_modules_want_nonglobal(bool want);	/* activation.c, at changes */
 /* this thread holds mods_lock (empty where lockdep is off) */
 void ktr_modules_lock_assert_held(void);
 

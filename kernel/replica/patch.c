@@ -111,13 +111,10 @@ bool ktr_propagate_patch(struct pt_regs *regs, bool *made)
 
 	*made = false;
 	/*
-	 * Every source's misses, as each patch did before they polled their
-	 * own: with the audit off, a veto or mirror miss is otherwise seen
-	 * only at that probe's next call
+	 * With the audit off, a veto or mirror miss is otherwise seen only
+	 * at that probe's next call
 	 */
-	ktr_patch_poll_misses();
-	ktr_mirror_poll_misses();
-	ktr_fresh_poll_misses();
+	ktr_poll_every_miss_source();
 	if (!ktr_patch_arch_args(regs, &va, &src, &len, &fill) || !len)
 		return false;
 	c = replicated_chunk(va, len);
@@ -281,6 +278,20 @@ void ktr_patch_poll_misses(void)
 				    KTR_FS_PROBE_MISSED);
 }
 NOKPROBE_SYMBOL(ktr_patch_poll_misses);
+
+/*
+ * Every miss source at once: the patch probes, the table mirror's and the
+ * table-free vetoes'. Each also polls its own at its own calls; this is
+ * for the moments that must see them all (each patch, each audit pass,
+ * the fail-safe's opening). Any context.
+ */
+void ktr_poll_every_miss_source(void)
+{
+	ktr_patch_poll_misses();
+	ktr_mirror_poll_misses();
+	ktr_fresh_poll_misses();
+}
+NOKPROBE_SYMBOL(ktr_poll_every_miss_source);
 
 /*
  * missed: patches no replica got. Besides those made with propagate=0,

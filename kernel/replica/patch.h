@@ -28,6 +28,8 @@ void ktr_hook_unlock(unsigned long flags);
 u64 ktr_patch_probe_misses(void);
 /* trip the fail-safe if the patch probes missed a call since last seen */
 void ktr_patch_poll_misses(void);
+/* and the mirror's and the vetoes' too (any context) */
+void ktr_poll_every_miss_source(void);
 /* whether a pass can keep out of a patch in flight (patch_*.c) */
 bool ktr_patch_excludable(void);
 
