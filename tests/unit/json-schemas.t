@@ -488,7 +488,7 @@ BENCH_DOC = {
                     "diff_lo_pct": None, "diff_hi_pct": None}],
          "verdict": "inconclusive: too few runs"}],
     "costs": {"emulated": False, "control": False, "activation": "mm",
-              "seconds": 30.0,
+              "seconds": 30.0, "loads": 11, "time_limited": False,
               "memory": {"reason": None,
                          "nodes": [{"node": 1, "role": "replica",
                                     "text_bytes": 1, "rodata_bytes": 2,

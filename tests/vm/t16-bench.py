@@ -124,6 +124,30 @@ def cost_errors(costs, arch):
     return errs
 
 
+SYS_MAX_TIME = 90   # bench-text.sh's BENCH_SYS_MAX_TIME
+
+
+def check_cut(arch, lines):
+    """--max-time 3 syscalls: too short for 6 rounds. The run stops at
+    the limit (its first round always runs), and every benchmark says it
+    was cut and is inconclusive, rather than overrun to 6 rounds."""
+    doc = one_json(lines, "cut")
+    bs = doc.get("benchmarks") or []
+    bad = [f"{b.get('name')}: runs {b.get('runs')} time_limited "
+           f"{b.get('time_limited')} verdict {b.get('verdict')!r}"
+           for b in bs
+           if not (1 <= b.get("runs", 0) < 6 and b.get("time_limited") is True
+                   and re.search(r"inconclusive.*cut by the run's time limit "
+                                 rf"after {b.get('runs')} runs",
+                                 b.get("verdict", "")))]
+    secs = (bs or [{}])[0].get("seconds", 0)
+    tap.ok(bs and not bad and not schema_errors(doc, len(SYSCALL_NAMES)),
+           f"{arch}: --max-time 3 syscalls: cut after "
+           f"{(bs or [{}])[0].get('runs')} run(s) in {secs:.1f} s, each "
+           "benchmark time_limited and inconclusive, and says so",
+           "\n".join(bad)[:2000] or json.dumps(doc)[:1500])
+
+
 def check_syscalls(arch, lines, ncpu_nodes):
     doc = one_json(lines, "sys")
     errs = schema_errors(doc, len(SYSCALL_NAMES))
@@ -180,6 +204,16 @@ def check_syscalls(arch, lines, ncpu_nodes):
     tap.ok(not errs, f"{arch}: costs: each figure a positive number or its "
            "reason, memory per replica node, marked emulated",
            "; ".join(errs)[:2000])
+    # --max-time 90 bounds syscalls and costs together (each benchmark
+    # used to get the whole limit: syscalls alone took it all)
+    whole = first.get("seconds", 0) + (costs or {}).get("seconds", 0)
+    tap.ok(0 < whole <= SYS_MAX_TIME * 1.05 and
+           first.get("seconds", 0) <= SYS_MAX_TIME / 2 * 1.1,
+           f"{arch}: --max-time {SYS_MAX_TIME} bounds the whole run: syscalls "
+           f"{first.get('seconds', 0):.1f} s (want <= about half) + costs "
+           f"{(costs or {}).get('seconds', 0):.1f} s = {whole:.1f} s (want "
+           f"<= {SYS_MAX_TIME * 1.05:.0f})")
+    check_cut(arch, lines)
     if arch != "x86_64":
         return  # the plain costs run is x86_64's alone (time)
     ctl = (ktvm.json_records(tap, lines, "costs_ctl") or [{}])[0]
@@ -218,7 +252,7 @@ def check_arch(arch, topo):
                            tools=tools, files=files,
                            name=f"[bench {arch} {topo}]", timeout=600)
     ms = {k: int(m.group(1)) for k in ("TEXT", "SLOW", "SAME", "BOUND", "SYS",
-                                      "COSTS")
+                                      "CUT", "COSTS")
           for m in [next((re.match(rf"{k}-MS (\d+)", x) for x in lines
                           if x.startswith(f"{k}-MS")), None)] if m}
     tap.diag(f"{arch}: guest time per run (ms): {ms}")

@@ -36,8 +36,12 @@ struct bench_opts {
 	bool control;		/* A/A: both arms with replication off */
 	bool markdown;
 	double bound_pct;	/* CI half-width to stop at, % of the median */
-	double max_seconds;	/* each benchmark's time limit */
-	bool max_given;		/* --max-time: the same for every benchmark */
+	double max_seconds;	/* the whole run's limit (--max-time) */
+	/*
+	 * When the running benchmark must end (bench_now_s()'s clock): its
+	 * share of what is left of max_seconds, set by main before each one
+	 */
+	double stage_deadline;
 };
 
 /* The machine as the report names it. */
@@ -164,8 +168,9 @@ int bench_load_ktrepl(struct bench_engine *e, double *load_ns,
 int bench_unload_ktrepl(struct bench_engine *e, struct kt_err *err);
 /* reads ktrepl.ko's state into e->state and e->activation, while loaded */
 int bench_ktrepl_state(struct bench_engine *e, struct kt_err *err);
-int bench_engine_rounds(struct bench_engine *e, double max_seconds,
-			bool *time_limited, struct kt_err *err);
+int bench_engine_rounds(struct bench_engine *e, bool *time_limited,
+			struct kt_err *err);
+bool bench_past_deadline(const struct bench_opts *o, double next_s);
 void bench_engine_fill(const struct bench_engine *e, size_t series,
 		       struct bench_result *r);
 void bench_engine_teardown(struct bench_engine *e);
@@ -206,6 +211,8 @@ struct bench_costs {
 	struct bench_mem_node mem[KT_MAX_NODES];
 	size_t nr;
 	struct bench_cost c[BENCH_MAX_COSTS];
+	int reps, reps_done;	/* ktrepl.ko's loads: asked, run */
+	bool time_limited;	/* fewer than asked: the run's limit came first */
 	double seconds;
 };
 

@@ -392,7 +392,7 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 	int reps = o->quick ? 3 : 11, i, ret;
 	/* one switch of the tracer takes seconds under emulation */
 	int ftrace_reps = o->quick ? 1 : 5;
-	double start = bench_now_s(), t[MAX_REPS];
+	double start = bench_now_s(), t[MAX_REPS], cycle_s = 0, t0, extra;
 	bool bench_ok;
 	struct kt_err berr;
 
@@ -422,11 +422,20 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 
 	ftrace_cost(ft_off, ftrace_reps);
 	/* ktrepl.ko's loads, without the 32 MiB bench module in the way */
+	c->reps = o->control ? 0 : reps;
 	for (i = 0; !o->control && i < reps; i++) {
+		/* the run's limit: the first load always, then none that ends past it */
+		if (i && bench_past_deadline(o, cycle_s)) {
+			c->time_limited = true;
+			break;
+		}
+		t0 = bench_now_s();
+		extra = 0;
 		ret = bench_load_ktrepl(&e, &t[i], err);
 		if (ret)
 			goto out;
 		if (!i) {
+			extra = bench_now_s();
 			ret = bench_ktrepl_state(&e, err);
 			if (ret)
 				goto out;
@@ -439,16 +448,20 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 				ftrace_cost(ft_on, ftrace_reps);
 			pingpong_cost(&e, c, reps, pp_bound, pp_unbound,
 				      pp_ratio);
+			extra = bench_now_s() - extra;
 		}
 		ret = bench_unload_ktrepl(&e, err);
 		if (ret)
 			goto out;
 		bench_progress("costs: load %d of %d", i + 1, reps);
+		/* a load and an unload, not the first one's extras */
+		cycle_s = bench_now_s() - t0 - extra;
 	}
+	c->reps_done = i;
 	if (o->control)
 		control_costs(c, ft_off, ft_on, ftrace_reps);
 	else
-		set_value(load, median(t, reps));
+		set_value(load, median(t, c->reps_done));
 
 	/* the static key: its site lies in the bench module's text */
 	bench_ok = !load_bench(&e, &berr);

@@ -405,27 +405,35 @@ int bench_engine_setup(struct bench_engine *e, struct kt_err *err)
 	return 0;
 }
 
-int bench_engine_rounds(struct bench_engine *e, double max_seconds,
-			bool *time_limited, struct kt_err *err)
+/* would a step of next_s seconds, started now, end past the stage's end? */
+bool bench_past_deadline(const struct bench_opts *o, double next_s)
+{
+	return bench_now_s() + next_s > o->stage_deadline;
+}
+
+int bench_engine_rounds(struct bench_engine *e, bool *time_limited,
+			struct kt_err *err)
 {
 	double start = bench_now_s(), round_s = 0, t0;
+	double budget = e->o->stage_deadline - start;
 	bool on_first;
 	int ret;
 
 	*time_limited = false;
 	while (!bench_interrupted) {
-		/*
-		 * stop before a round that would overrun the limit, but only
-		 * past the fewest rounds with an interval: a run too slow for
-		 * those within the limit overruns it rather than claim nothing
-		 */
-		if (e->rounds >= MIN_ROUNDS &&
-		    bench_now_s() - start + round_s > max_seconds) {
-			*time_limited = !converged(e);
-			break;
-		}
 		if (converged(e) || e->rounds >= MAX_ROUNDS)
 			break;
+		/*
+		 * The run's limit is a bound, not a wish: stop before a round
+		 * that would pass the stage's end, even short of the 6 rounds
+		 * an interval needs (the report then says inconclusive and
+		 * why). Only the first round always runs: its length is the
+		 * estimate for the next.
+		 */
+		if (e->rounds && bench_past_deadline(e->o, round_s)) {
+			*time_limited = true;
+			break;
+		}
 		ret = grow(e, err);
 		if (ret)
 			return ret;
@@ -440,7 +448,7 @@ int bench_engine_rounds(struct bench_engine *e, double max_seconds,
 		round_s = bench_now_s() - t0;
 		bench_progress("%s: round %zu, %.0f of %.0f s, widest 95%% CI +-%.1f%% (stops at +-%.1f%%)",
 			       e->name, e->rounds, bench_now_s() - start,
-			       max_seconds,
+			       budget > 0 ? budget : 0,
 			       e->rounds >= MIN_ROUNDS ? widest_ci(e) : 100.0,
 			       e->o->bound_pct);
 	}

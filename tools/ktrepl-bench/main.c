@@ -57,14 +57,15 @@ static void usage(FILE *fp)
 		"      --bench-param P=V    a parameter for the benchmark module (repeatable;\n"
 		"                           the test build's delay_node, delay_us, delay_phase\n"
 		"                           test the harness)\n"
-		"      --quick              short runs, for tests: text about 5 minutes under\n"
-		"                           emulation, syscalls about 1, costs well under 1\n"
+		"      --quick              short runs, for tests: 40 ms text runs, 16-iteration\n"
+		"                           loops, 3 loads, and a 300 s limit (--max-time)\n"
 		"      --control            both arms with replication off (an A/A run:\n"
 		"                           how much difference the noise alone shows)\n"
 		"      --bound PCT          stop once every interval is within +-PCT%% of\n"
 		"                           its median (default 2)\n"
-		"      --max-time SECONDS   each benchmark's limit (default 1800; --quick:\n"
-		"                           text 300, syscalls 60)\n"
+		"      --max-time SECONDS   the whole run's limit (default 3600; --quick: 300),\n"
+		"                           shared text 3 : syscalls 1 : costs 1; a benchmark\n"
+		"                           cut by it says so\n"
 		"      --progress           a progress line on standard error per round\n"
 		"                           even off a terminal (on one, always)\n"
 		"  -j, --json               JSON output\n"
@@ -74,6 +75,27 @@ static void usage(FILE *fp)
 		"  -h, --help               this text\n"
 		"\n"
 		"Exit status: 0 measured, 2 could not measure (the reason is printed).\n");
+}
+
+/*
+ * --max-time bounds the whole run. Each benchmark gets its share of what
+ * is left when it starts, so time one leaves unused goes to those after
+ * it: text 3, syscalls 1, costs 1.
+ */
+#define RUN_S 3600
+#define QUICK_RUN_S 300
+#define TEXT_SHARE 3
+#define SYSCALLS_SHARE 1
+#define COSTS_SHARE 1
+
+static double stage_end(double run_end, unsigned int share,
+			unsigned int *shares_left)
+{
+	double now = bench_now_s(), left = run_end - now;
+	unsigned int of = *shares_left;
+
+	*shares_left -= share;
+	return now + (left > 0 ? left * share / of : 0);
 }
 
 static const struct bench_def *find_bench(const char *name)
@@ -168,7 +190,8 @@ int main(int argc, char **argv)
 	bool json = false, pretty = false, want_text = false;
 	bool want_syscalls = false, want_costs = false, version = false;
 	char bad[256] = "";	/* the first usage error, reported as -j says */
-	double max_time = 0;
+	double max_time = 0, run_end;
+	unsigned int shares_left;
 	static struct bench_machine m;	/* 4 MiB of cpulists: not on the stack */
 	struct kt_out out;
 	struct kt_err err;
@@ -239,8 +262,7 @@ int main(int argc, char **argv)
 	if ((json || pretty) && o.markdown && !*bad)
 		snprintf(bad, sizeof(bad),
 			 "-j and --markdown are two formats: pick one");
-	o.max_seconds = max_time ? max_time : o.quick ? 300 : 1800;
-	o.max_given = max_time > 0;
+	o.max_seconds = max_time ? max_time : o.quick ? QUICK_RUN_S : RUN_S;
 	if (kt_out_init(&out, "ktrepl-bench", json, pretty)) {
 		fprintf(stderr, "ktrepl-bench: error: out of memory\n");
 		return EXIT_TROUBLE;
@@ -282,7 +304,11 @@ int main(int argc, char **argv)
 	if (ret)
 		goto out;
 	kt_err_clear(&err);
+	run_end = bench_now_s() + o.max_seconds;
+	shares_left = want_text * TEXT_SHARE + want_syscalls * SYSCALLS_SHARE +
+		      want_costs * COSTS_SHARE;
 	if (want_text) {
+		o.stage_deadline = stage_end(run_end, TEXT_SHARE, &shares_left);
 		memset(&results[nr], 0, sizeof(results[nr]));
 		if (bench_text_run(&o, &m, &results[nr], &err)) {
 			kt_out_error(&out, "text: %s", err.msg);
@@ -295,6 +321,8 @@ int main(int argc, char **argv)
 	if (want_syscalls) {
 		size_t s;
 
+		o.stage_deadline = stage_end(run_end, SYSCALLS_SHARE,
+					     &shares_left);
 		memset(&results[nr], 0, BENCH_SYSCALLS * sizeof(results[0]));
 		if (bench_syscalls_run(&o, &m, &results[nr], &err)) {
 			kt_out_error(&out, "syscalls: %s", err.msg);
@@ -305,6 +333,8 @@ int main(int argc, char **argv)
 			bench_verdict(&m, &o, &results[nr + s]);
 		nr += BENCH_SYSCALLS;
 	}
+	if (want_costs)
+		o.stage_deadline = stage_end(run_end, COSTS_SHARE, &shares_left);
 	if (want_costs && bench_costs_run(&o, &m, &costs, &err)) {
 		kt_out_error(&out, "costs: %s", err.msg);
 		ret = EXIT_TROUBLE;

@@ -124,7 +124,7 @@ static void method_line(FILE *fp, const struct bench_result *r)
 			r->rounds, r->control ?
 			"off/off (control: replication off in both)" : "off/on",
 			r->seconds, r->time_limited ?
-			"; time limit reached before the CI bound" : "");
+			"; cut by the run's time limit before the CI bound" : "");
 		if (r->cold)
 			fprintf(fp, "  cold: %.1f MiB written at a 64-byte stride just before%s\n",
 				r->evict_bytes / 1048576.0, r->evict_assumed ?
@@ -142,7 +142,7 @@ static void method_line(FILE *fp, const struct bench_result *r)
 		r->control ? "off/off (control: replication off in both)" :
 			     "off/on",
 		r->seconds, r->time_limited ?
-		"; time limit reached before the CI bound" : "");
+		"; cut by the run's time limit before the CI bound" : "");
 	if (r->activation[0])
 		fprintf(fp, "  on: ktrepl.ko activation=%s\n", r->activation);
 }
@@ -361,6 +361,8 @@ static void json_costs(struct json_writer *jw, const struct bench_machine *m,
 	else
 		jsonw_null(jw);
 	jsonw_float_field(jw, "seconds", c->seconds);
+	jsonw_int_field(jw, "loads", c->reps_done);
+	jsonw_bool_field(jw, "time_limited", c->time_limited);
 	jsonw_name(jw, "memory");
 	jsonw_start_object(jw);
 	jsonw_name(jw, "reason");
@@ -427,9 +429,15 @@ static void costs_text(FILE *fp, const struct bench_machine *m,
 	size_t i;
 	int n;
 
-	fprintf(fp, md ? "\n**costs** (ktrepl.ko activation=%s; %.0f s)\n\n" :
-			 "\ncosts: ktrepl.ko activation=%s; %.0f s\n",
-		c->activation[0] ? c->activation : "?", c->seconds);
+	char cut[96] = "";
+
+	if (c->time_limited)
+		snprintf(cut, sizeof(cut),
+			 "; the run's time limit came after %d of %d loads",
+			 c->reps_done, c->reps);
+	fprintf(fp, md ? "\n**costs** (ktrepl.ko activation=%s; %.0f s%s)\n\n" :
+			 "\ncosts: ktrepl.ko activation=%s; %.0f s%s\n",
+		c->activation[0] ? c->activation : "?", c->seconds, cut);
 	if (c->mem_reason[0]) {
 		fprintf(fp, md ? "- memory per node: not measured: %s\n" :
 				 "  memory per node: not measured: %s\n",
@@ -549,7 +557,11 @@ void bench_verdict(const struct bench_machine *m, const struct bench_opts *o,
 	if (r->control && used < len)
 		used += snprintf(v + used, len - used,
 				 " (control: both arms without replication)");
-	if (r->time_limited && used < len)
+	if (r->time_limited && invalid && used < len)
+		snprintf(v + used, len - used,
+			 " (cut by the run's time limit after %zu runs: raise --max-time)",
+			 r->rounds);
+	else if (r->time_limited && used < len)
 		snprintf(v + used, len - used,
 			 " (time limit: some intervals wider than +-%.1f%%)",
 			 o->bound_pct);

@@ -356,7 +356,7 @@ int bench_syscalls_run(const struct bench_opts *o,
 		.o = o, .m = m, .name = "syscalls", .nr_series = BENCH_SYSCALLS,
 		.measure = sys_measure, .priv = &c,
 	};
-	double start = bench_now_s(), limit;
+	double start = bench_now_s();
 	bool time_limited, from_sysfs;
 	int ret, s;
 
@@ -370,8 +370,7 @@ int bench_syscalls_run(const struct bench_opts *o,
 	if (!mkdtemp(c.mnt_dir))
 		return kt_err_set(err, errno, "mkdtemp %s: %s", c.mnt_dir,
 				  strerror(errno));
-	limit = o->max_given ? o->max_seconds : o->quick ? 60 : 1800;
-	ret = bench_engine_rounds(&e, limit, &time_limited, err);
+	ret = bench_engine_rounds(&e, &time_limited, err);
 	if (!ret) {
 		for (s = 0; s < BENCH_SYSCALLS; s++) {
 			struct bench_result *res = &r[s];

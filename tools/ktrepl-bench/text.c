@@ -207,7 +207,7 @@ int bench_text_run(const struct bench_opts *o, const struct bench_machine *m,
 	ret = calibrate(&e, o->quick ? 40e6 : 250e6, err);
 	if (ret)
 		goto out;
-	ret = bench_engine_rounds(&e, o->max_seconds, &r->time_limited, err);
+	ret = bench_engine_rounds(&e, &r->time_limited, err);
 	if (ret)
 		goto out;
 	bench_engine_fill(&e, 0, r);
