@@ -56,6 +56,7 @@ per goal, newest first, with the median, range and runs, met or missed.
 """
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -71,6 +72,8 @@ import results  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 DUMP = ktvm.tool("ktrepl-dump")
 TOP = ktvm.tool("ktrepl-top")
+# Debian's linux-perf (scripts/deps.sh), the sampling peer of ktrepl-top
+PERF = "/usr/bin/perf"
 
 
 def records(lines, tag):
@@ -82,7 +85,8 @@ def kv(line):
     return dict(f.split("=", 1) for f in line.split() if "=" in f)
 
 
-def boot(script, topo, dump=None, arch="x86_64", files=None, cmdline=""):
+def boot(script, topo, dump=None, arch="x86_64", files=None, cmdline="",
+         extra_tools=()):
     path = os.path.join(HERE, "guest", script)
     if dump:
         lines, error = ktvm.dump_guest(path, [(dump, "elf")], topo=topo,
@@ -93,6 +97,7 @@ def boot(script, topo, dump=None, arch="x86_64", files=None, cmdline=""):
         return lines
     initrd = os.path.join(ktvm.BUILD, f"bench-{os.getpid()}.gz")
     tools = [DUMP, TOP] if arch == "x86_64" else ktvm.arm64_tools()
+    tools += list(extra_tools)
     ktvm.build_initramfs(arch, path, initrd, tools=tools, files=files)
     with ktvm.Guest(arch, topo, initrd, timeout=1200, cmdline=cmdline) as g:
         _, lines = g.run_to_end()
@@ -188,7 +193,10 @@ def top_busy_bench():
 
 
 def top_bench(what="2x2"):
-    lines = boot("top.sh", "2x2")
+    if not os.access(PERF, os.X_OK):
+        sys.exit(f"bench: no {PERF}: the peer ktrepl-top is measured "
+                 "against (apt-get install linux-perf, or make deps)")
+    lines = boot("top.sh", "2x2", extra_tools=[PERF])
 
     def rate(w):
         return int(w["iterations"]) / (int(w["centisec"]) / 100)
@@ -200,7 +208,8 @@ def top_bench(what="2x2"):
     smp = [kv(x) for x in records(lines, "sampled")]
     peer = [kv(x) for x in records(lines, "peer")]
     matched = [kv(x) for x in records(lines, "peer_sampled")]
-    if not base or not smp or not peer or not matched:
+    perf = [kv(x) for x in records(lines, "perf")]
+    if not base or not smp or not peer or not matched or not perf:
         sys.exit("bench: the ktrepl-top guest gave no figures")
     # a window opened before two 1 s frames could be out measured startup
     # (-1: frame 2 never came)
@@ -210,7 +219,8 @@ def top_bench(what="2x2"):
                  f"{', '.join(w.get('settle_cs', '?') for w in early)} cs "
                  f"after launch, before its second frame was out (-1: "
                  f"never): they measure startup, not the cost per second")
-    dead = [w for w in smp + peer + matched if w.get("alive") != "1"]
+    dead = [w for w in smp + peer + matched + perf
+            if w.get("alive") != "1"]
     gone = records(lines, "sampler_gone")
     if dead or gone:
         sys.exit(f"bench: {len(dead)} measured tool(s) and {len(gone)} "
@@ -222,6 +232,11 @@ def top_bench(what="2x2"):
     tool = statistics.median(map(cpu, smp))
     top = statistics.median(map(cpu, peer))
     top_taxed = statistics.median(map(cpu, matched))
+    f_ = statistics.median(map(rate, perf))
+    perf_cpu = statistics.median(map(cpu, perf))
+    # each round's base is the window just before both tools' windows
+    top_tax = [100 * (1 - rate(s) / rate(b0)) for s, b0 in zip(smp, base)]
+    perf_tax = [100 * (1 - rate(f) / rate(b0)) for f, b0 in zip(perf, base)]
 
     def spread(xs, ys):
         """Each round's tools ran back to back on the same host load."""
@@ -235,6 +250,7 @@ def top_bench(what="2x2"):
         return f"{a / b_:.2f}x" if b_ else "no peer time"
 
     model = native_model_cost()
+    perf_host = native_perf_cost()
     print(f"ktrepl-top [{what}, 1 s, 1 kHz/CPU]: tool CPU {tool:.2f}% of a "
           f"CPU (goal <= 1%); busybox top at 1 s under the same sampling "
           f"tax {top_taxed:.2f}% ({ratio(tool, top_taxed)}, goal <= 1x; "
@@ -244,6 +260,20 @@ def top_bench(what="2x2"):
           f"{100 * (1 - s_ / b):+.1f}% slowdown (goal <= 1%; under busybox "
           f"top, which does not sample, {100 * (1 - p_ / b):+.1f}%); "
           f"natively the model costs {model} per sample")
+    print(f"ktrepl-top against perf record -a -F 1000 -o /dev/null, same "
+          f"rounds [{what}]: workload slowdown {100 * (1 - s_ / b):+.1f}% vs "
+          f"{100 * (1 - f_ / b):+.1f}% (per round: ktrepl-top "
+          + ", ".join(f"{x:+.1f}%" for x in top_tax) + "; perf "
+          + ", ".join(f"{x:+.1f}%" for x in perf_tax) +
+          f"); own CPU {tool:.2f}% vs {perf_cpu:.2f}% of a CPU "
+          f"({ratio(tool, perf_cpu)}; {spread(smp, perf)}); on this host "
+          f"perf record costs {perf_host} per sample")
+    goal(f"workload slowdown, ktrepl-top minus perf record [{what}] "
+         "(points)", 100 * (f_ - s_) / b if b else None, "<=", 0,
+         samples=[t - p for t, p in zip(top_tax, perf_tax)])
+    goal(f"ktrepl-top CPU against perf record's [{what}]",
+         tool / perf_cpu if perf_cpu else None, "<=", 1,
+         samples=[cpu(x) / cpu(y) for x, y in zip(smp, perf) if cpu(y)])
     goal(f"ktrepl-top CPU [{what}] (% of a CPU)", tool, "<=", 1)
     goal(f"ktrepl-top against busybox top under the same tax [{what}]",
          tool / top_taxed if top_taxed else None, "<=", 1)
@@ -254,6 +284,35 @@ def top_bench(what="2x2"):
           ", ".join(f"{cpu(w):.2f}%" for w in smp) + "; busybox top taxed " +
           ", ".join(f"{cpu(w):.2f}%" for w in matched) + "; alone " +
           ", ".join(f"{cpu(w):.2f}%" for w in peer))
+
+
+def native_perf_cost():
+    """perf record's own CPU per sample on this host: the difference
+    between a 4 s and a 1 s record of every CPU at 1 kHz, so that its
+    start-up and exit cancel. Its samples go to a file, for the count."""
+    def run(seconds):
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(tmp, "perf.data")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            r = subprocess.run([PERF, "record", "-a", "-F", "1000", "-B",
+                                "-q", "-o", data, "--", "sleep",
+                                str(seconds)], capture_output=True,
+                               text=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            rep = subprocess.run([PERF, "script", "-i", data, "-F", "cpu"],
+                                 capture_output=True, text=True)
+        n = len(rep.stdout.splitlines())
+        if r.returncode or rep.returncode or not n:
+            return None
+        # rusage, not os.times(): those count 10 ms ticks
+        cpu = (after.ru_utime + after.ru_stime -
+               before.ru_utime - before.ru_stime)
+        return cpu, n
+    short, long_ = run(1), run(4)
+    if not short or not long_ or long_[1] <= short[1]:
+        return "(perf record gave no samples here)"
+    per = (long_[0] - short[0]) / (long_[1] - short[1])
+    return f"{per * 1e6:.2f} us ({long_[1] - short[1]} samples)"
 
 
 def native_model_cost():

@@ -31,7 +31,7 @@ done
 HOST_PKGS=(build-essential bc flex bison libssl-dev kmod cpio libkdumpfile-dev libelf-dev libdw-dev
 	libncurses-dev pkg-config crash makedumpfile qemu-system-x86
 	qemu-system-arm gcc-aarch64-linux-gnu busybox-static
-	python3 socat tmux e2fsprogs "${kernel_pkgs[@]}"
+	python3 socat tmux e2fsprogs linux-perf "${kernel_pkgs[@]}"
 	clang libclang-rt-14-dev prometheus bash-completion
 	debhelper dh-dkms dkms lintian dpkg-dev
 	python3-drgn python3-jsonschema libelf-dev:arm64 libdw-dev:arm64

@@ -93,6 +93,21 @@ if [ -z "$OTHER" ]; then
 	echo "bench: no CPU on a node other than $M for the second sampler"
 	exit 1
 fi
+# perf record at ktrepl-top's rate on every CPU, run from the same CPU,
+# its samples thrown away: the peer a kernel engineer would pick for
+# sampling (issue 42). Its own CPU and the workload's rate under it, in
+# the same round as ktrepl-top's. SIGINT ends it (exit 130).
+perf_window() {
+	s0=$(uptime_cs)
+	taskset -c $MC perf record -a -F 1000 -B -q -o /dev/null \
+		2>/tmp/perf.err &
+	pid=$!
+	sleep 2
+	emit perf window $pid "settle_cs=$(($(uptime_cs) - s0))"
+	kill -INT $pid
+	wait $pid
+	sed 's/^/perf: /' /tmp/perf.err
+}
 round=0
 while [ $round -lt ${ROUNDS:-5} ]; do
 	# the last round's sampler gone: its perf teardown is not base's
@@ -102,6 +117,7 @@ while [ $round -lt ${ROUNDS:-5} ]; do
 	emit sampled window $pid settle_cs=$settle
 	kill $pid
 	wait $pid
+	command -v perf >/dev/null && perf_window
 	peer_window peer
 	launch /tmp/bg.out $OTHER
 	peer_window peer_sampled "settle_cs=$settle sampler_cpu=$OTHER"

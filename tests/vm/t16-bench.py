@@ -25,6 +25,9 @@ NODE_KEYS = {"node": int, "before_ns": (int, float), "after_ns": (int, float),
              "significant": bool}
 
 
+PERF = "/usr/bin/perf"
+
+
 def bench_ko(arch):
     """The test build's bench module (make kernel-test: a small body)."""
     return os.path.join(os.path.dirname(ktvm.ktrepl_ko(arch, test=True)),
@@ -247,6 +250,13 @@ def check_arch(arch, topo):
                                   if arch == "x86_64" else
                                   [p for p in ktvm.arm64_tools()
                                    if p.endswith("ktrepl-dump")])
+    # Debian's linux-perf, bench.py's peer for ktrepl-top: x86_64 guests
+    # run it once (the host's binary and libraries are amd64)
+    if arch == "x86_64":
+        tap.ok(os.access(PERF, os.X_OK), f"{arch}: {PERF} (linux-perf, "
+               "scripts/deps.sh) for the guest's perf smoke test")
+        if os.access(PERF, os.X_OK):
+            tools.append(PERF)
     lines = ktvm.run_guest(tap, arch, topo,
                            os.path.join(HERE, "guest", "bench-text.sh"),
                            tools=tools, files=files,

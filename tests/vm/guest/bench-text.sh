@@ -136,6 +136,26 @@ $(unload_log)
 % rmmod ktrepl_bench_text"
 check_dmesg_clean
 
+# TEST: perf
+# - Debian's perf record samples every CPU for a second, as bench.py's
+#   ktrepl-top comparison runs it (x86_64 guests get linux-perf): a
+#   smoke test that the peer works here
+# Expected log: none of ktrepl's (perf may lower its own sample rate
+# under emulation: that note is the kernel's).
+if command -v perf >/dev/null; then
+	start_test "perf"
+	perf record -a -F 1000 -B -q -o /tmp/perf.data -- sleep 1 \
+		2>/tmp/perf.err
+	rc=$?
+	n=$(perf script -i /tmp/perf.data -F cpu 2>/dev/null | wc -l)
+	cpus=$(perf script -i /tmp/perf.data -F cpu 2>/dev/null | sort -u | wc -l)
+	sed 's/^/# perf: /' /tmp/perf.err
+	echo "@@perf@@ rc=$rc samples=$n cpus=$cpus"
+	check "perf record -a -F 1000 for 1 s: exit 0, samples from every CPU ($n samples, $cpus CPUs)" \
+		test "$rc" = 0 -a "$n" -gt 100 -a "$cpus" = "$(nproc)"
+	check_log "perf logs nothing of ktrepl's" ""
+fi
+
 # TEST: lockdown
 # - lockdown raised at run time, as Secure Boot hosts run: the kernel
 #   then loads only signed modules, and ours are not; ktrepl-bench
