@@ -20,6 +20,7 @@ void kt_loc_init(struct kt_locality *loc)
 
 	for (i = 0; i < KT_NUMA_MAX_NODES; i++)
 		loc->nodes[i].nr_history = 0;
+	loc->sym_cache_of = NULL;	/* sym_of() clears it first */
 	kt_loc_begin_frame(loc);
 }
 
@@ -318,6 +319,30 @@ bool kt_loc_proc_to_bind(const struct kt_locality *loc,
 	return loc->numa->memory_node[only] != master_node;
 }
 
+/*
+ * A binary search of kallsyms per sample was a sixth of ktrepl-top's own
+ * time under TCG; the ips a frame samples are few.
+ */
+static const struct kt_sym *sym_of(struct kt_locality *loc, uint64_t ip,
+				   uint64_t *off)
+{
+	struct kt_loc_sym_entry *e;
+
+	if (loc->sym_cache_of != loc->syms) {
+		memset(loc->sym_cache, 0, sizeof(loc->sym_cache));
+		loc->sym_cache_of = loc->syms;
+	}
+	e = &loc->sym_cache[(ip * 0x9e3779b97f4a7c15ULL >> 32) %
+			    KT_LOC_SYM_CACHE_SIZE];
+	if (!ip || e->ip != ip) {
+		e->off = 0;
+		e->sym = kt_symtab_lookup(loc->syms, ip, &e->off);
+		e->ip = ip;
+	}
+	*off = e->off;
+	return e->sym;
+}
+
 static struct kt_loc_func *func_get(struct kt_locality *loc, uint64_t ip)
 {
 	const struct kt_sym *sym = NULL;
@@ -326,7 +351,7 @@ static struct kt_loc_func *func_get(struct kt_locality *loc, uint64_t ip)
 	size_t s;
 
 	if (loc->syms)
-		sym = kt_symtab_lookup(loc->syms, ip, &off);
+		sym = sym_of(loc, ip, &off);
 	/* past 1 MiB from a symbol is not that symbol's code */
 	if (sym && off >= (1 << 20))
 		sym = NULL;

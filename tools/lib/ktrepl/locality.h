@@ -108,6 +108,15 @@ struct kt_loc_cache_entry {
 
 #define KT_LOC_CACHE_SIZE 4096
 
+/* an ip's symbol, as kt_symtab_lookup() found it; ip 0: empty */
+struct kt_loc_sym_entry {
+	uint64_t ip;
+	const struct kt_sym *sym;
+	uint64_t off;
+};
+
+#define KT_LOC_SYM_CACHE_SIZE 4096
+
 struct kt_locality {
 	/* how to translate */
 	const struct kt_arch *arch;
@@ -145,6 +154,12 @@ struct kt_locality {
 	uint64_t throttles;	/* the kernel throttled the event */
 
 	struct kt_loc_cache_entry cache[KT_LOC_CACHE_SIZE];
+	/*
+	 * Kept across frames, unlike the translations: the symbol table
+	 * never changes under it (sym_cache_of says which table it is for)
+	 */
+	const struct kt_symtab *sym_cache_of;
+	struct kt_loc_sym_entry sym_cache[KT_LOC_SYM_CACHE_SIZE];
 };
 
 /* arch, geo, src, numa and the text ranges must be set by the caller. */
