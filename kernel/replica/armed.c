@@ -24,7 +24,7 @@
 #include <linux/mutex.h>
 
 #include "core.h"
-#include "failsafe.h"
+#include "armed.h"
 
 static DEFINE_MUTEX(canary_lock);
 static bool canary_on;		/* under canary_lock */

@@ -32,6 +32,7 @@
 #include "core.h"
 #include "audit.h"
 #include "build.h"
+#include "armed.h"
 #include "failsafe.h"
 #include "modules.h"
 #include "patch.h"

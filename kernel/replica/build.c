@@ -381,23 +381,31 @@ int ktr_alloc_replicas(void)
  * Each master page copied to every replica and then summed (the sums tell
  * the audit which master pages changed) while it is still in the cache:
  * one read of the master from memory, not one for the copy and another
- * for the sums (arm64 compares once more after: ktr_copy_replicas()).
+ * for the sums (arm64 compares once more after: ktr_copy_chunks()). With
+ * icache, each copy is made instructions at once: a module's copies run
+ * as soon as its leaves move. The core's are made so later, inside
+ * stop_machine(), right before any CPU runs them (ktr_recopy_quiesced()).
  */
-static void copy_and_sum_all(void)
+static void copy_and_sum(struct ktr_chunk *chunks, int nr, bool icache)
 {
 	unsigned int p;
 	int i, nid;
 
-	for (i = 0; i < ktr.nr_chunks; i++) {
-		struct ktr_chunk *c = &ktr.chunks[i];
+	for (i = 0; i < nr; i++) {
+		struct ktr_chunk *c = &chunks[i];
 		const void *master = ktr_chunk_master(c);
 
 		for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
 			size_t off = (size_t)p * PAGE_SIZE;
 
-			for_each_replica(c, nid)
-				memcpy(page_address(c->copy[nid]) + off,
-				       master + off, PAGE_SIZE);
+			for_each_replica(c, nid) {
+				void *copy = page_address(c->copy[nid]) + off;
+
+				memcpy(copy, master + off, PAGE_SIZE);
+				if (icache)
+					ktr_arch_sync_icache(copy, c->va + off,
+							     PAGE_SIZE);
+			}
 			if (c->sums)
 				c->sums[p] = xxh64(master + off, PAGE_SIZE, 0);
 		}
@@ -442,32 +450,46 @@ int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr)
 	return fixed;
 }
 
+/* compare passes a copy may take to catch up with patches in flight */
+#define KTR_COPY_PASSES 10
+
 /*
- * Copy the master's bytes. Under text_mutex (x86) no text_poke can land
- * between the copy and the hook taking over. Where the patching lock is
- * not reachable (arm64 has no text_mutex in kallsyms), a patch whose
- * hook ran before we were ready may reach the master after our copy:
- * compare again until a pass finds nothing to fix.
+ * The one copy protocol: the core's chunks at load, and each module's at
+ * its replication (modules.c). Copy the master's bytes, then set *ready,
+ * from which point the patch hook writes the copies too. Under
+ * text_mutex (x86) no text_poke can land between the copy and the hook
+ * taking over. Where the patching lock is not reachable (arm64 has no
+ * text_mutex in kallsyms), a patch whose hook ran before *ready may
+ * reach the master after the copy: compare again, 20 ms apart, until a
+ * pass finds nothing to fix, and fail the copy of @what with -EBUSY
+ * after KTR_COPY_PASSES. Context: process, may sleep.
  */
-int ktr_copy_replicas(void)
+int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
+		    bool icache, const char *what)
 {
 	int pass;
 
 	if (ktr.text_mutex)
 		mutex_lock(ktr.text_mutex);
-	copy_and_sum_all();
-	WRITE_ONCE(replicas_ready, true);
+	copy_and_sum(chunks, nr, icache);
+	WRITE_ONCE(*ready, true);
 	if (ktr.text_mutex) {
 		mutex_unlock(ktr.text_mutex);
 		return 0;
 	}
-	for (pass = 0; pass < 10; pass++) {
-		if (!ktr_recopy_chunks(ktr.chunks, ktr.nr_chunks))
+	for (pass = 0; pass < KTR_COPY_PASSES; pass++) {
+		if (!ktr_recopy_chunks(chunks, nr))
 			return 0;
 		msleep(20);
 	}
-	pr_err("replicas keep changing under the copy\n");
+	pr_err("%s: replicas keep changing under the copy\n", what);
 	return -EBUSY;
+}
+
+int ktr_copy_replicas(void)
+{
+	return ktr_copy_chunks(ktr.chunks, ktr.nr_chunks, &replicas_ready,
+			       false, "kernel");
 }
 
 static int recopy_cb(void *fixed)

@@ -30,6 +30,8 @@ int ktr_alloc_chunk_replicas(struct ktr_chunk *c);
 int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
 		      int region, ktrepl_extent_fn fn, void *arg);
 int ktr_copy_replicas(void);
+int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
+		    bool icache, const char *what);
 int ktr_recopy_quiesced(void);
 int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr);
 u64 ktr_time_plain_memcpy(void);

@@ -18,6 +18,7 @@
 
 #include "engine.h"
 #include "build.h"
+#include "armed.h"
 #include "failsafe.h"
 #include "fresh.h"
 #include "modules.h"

@@ -53,6 +53,7 @@
 #include "activation.h"
 #include "core.h"
 #include "audit.h"
+#include "armed.h"
 #include "failsafe.h"
 #include "fresh.h"
 #include "mirror.h"

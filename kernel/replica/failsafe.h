@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * failsafe.c and armed.c: off, repair, check, on again after any missed
- * write; whether the probes are armed.
+ * failsafe.c: off, repair, check, on again after any missed write; and
+ * the trip, the one call into it from the layers below.
  */
 #ifndef KTR_FAILSAFE_H
 #define KTR_FAILSAFE_H
@@ -42,10 +42,7 @@ ktr_failsafe_trip_on_growth(atomic64_t *seen, u64 now,
 		ktr_failsafe_trip(why);
 }
 
-/* armed.c: process context */
-int ktr_armed_start(void);
-void ktr_armed_stop(void);
-const char *ktr_probes_unarmed(void);
+/* failsafe.c: process context */
 void ktr_failsafe_start(void);
 void ktr_failsafe_stop(void);
 void ktr_failsafe_counters(u64 *events, bool *now, const char **reason);

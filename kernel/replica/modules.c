@@ -53,7 +53,6 @@
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
 #include <linux/vmalloc.h>
-#include <linux/xxhash.h>
 #include <asm/tlbflush.h>
 
 #include "core.h"
@@ -268,36 +267,12 @@ static int alloc_module_replicas(struct ktr_module *km)
 	return 0;
 }
 
-/* the same protocol as the core's copy: see ktr_copy_replicas() */
+/* the core's copy protocol (build.c), its copies run at once */
 static int copy_module(struct ktr_module *km)
 {
-	int i, nid, pass;
-
 	lockdep_assert_held(&mods_lock);
-	if (ktr.text_mutex)
-		mutex_lock(ktr.text_mutex);
-	for (i = 0; i < km->nr_chunks; i++) {
-		struct ktr_chunk *c = &km->chunks[i];
-
-		for_each_replica(c, nid) {
-			memcpy(page_address(c->copy[nid]), ktr_chunk_master(c),
-			       PAGE_SIZE);
-			ktr_arch_sync_icache(page_address(c->copy[nid]), c->va,
-					     PAGE_SIZE);
-		}
-		/* the audit looks only at pages that change from here on */
-		if (c->sums)
-			c->sums[0] = xxh64(ktr_chunk_master(c), PAGE_SIZE, 0);
-	}
-	WRITE_ONCE(km->ready, true);
-	if (ktr.text_mutex) {
-		mutex_unlock(ktr.text_mutex);
-		return 0;
-	}
-	for (pass = 0; pass < 10; pass++)
-		if (!ktr_recopy_chunks(km->chunks, km->nr_chunks))
-			return 0;
-	return -EBUSY;
+	return ktr_copy_chunks(km->chunks, km->nr_chunks, &km->ready, true,
+			       km->name);
 }
 
 static void note_owned_span(void)
