@@ -392,7 +392,8 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 	int reps = o->quick ? 3 : 11, i, ret;
 	/* one switch of the tracer takes seconds under emulation */
 	int ftrace_reps = o->quick ? 1 : 5;
-	double start = bench_now_s(), t[MAX_REPS], cycle_s = 0, t0, extra;
+	double start = bench_now_s(), t[MAX_REPS], cycle_s = 0, t0, t_extra;
+	double extra_s;
 	bool bench_ok;
 	struct kt_err berr;
 
@@ -430,12 +431,12 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 			break;
 		}
 		t0 = bench_now_s();
-		extra = 0;
+		extra_s = 0;
 		ret = bench_load_ktrepl(&e, &t[i], err);
 		if (ret)
 			goto out;
 		if (!i) {
-			extra = bench_now_s();
+			t_extra = bench_now_s();
 			ret = bench_ktrepl_state(&e, err);
 			if (ret)
 				goto out;
@@ -448,14 +449,14 @@ int bench_costs_run(const struct bench_opts *o, const struct bench_machine *m,
 				ftrace_cost(ft_on, ftrace_reps);
 			pingpong_cost(&e, c, reps, pp_bound, pp_unbound,
 				      pp_ratio);
-			extra = bench_now_s() - extra;
+			extra_s = bench_now_s() - t_extra;
 		}
 		ret = bench_unload_ktrepl(&e, err);
 		if (ret)
 			goto out;
 		bench_progress("costs: load %d of %d", i + 1, reps);
 		/* a load and an unload, not the first one's extras */
-		cycle_s = bench_now_s() - t0 - extra;
+		cycle_s = bench_now_s() - t0 - extra_s;
 	}
 	c->reps_done = i;
 	if (o->control)

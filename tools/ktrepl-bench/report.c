@@ -425,11 +425,9 @@ static void cost_value(char *buf, size_t len, const struct bench_cost *k)
 static void costs_text(FILE *fp, const struct bench_machine *m,
 		       const struct bench_costs *c, bool md)
 {
-	char val[320], verdict[256];
+	char val[320], verdict[256], cut[96] = "";
 	size_t i;
 	int n;
-
-	char cut[96] = "";
 
 	if (c->time_limited)
 		snprintf(cut, sizeof(cut),

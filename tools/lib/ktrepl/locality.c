@@ -332,8 +332,7 @@ static const struct kt_sym *sym_of(struct kt_locality *loc, uint64_t ip,
 		memset(loc->sym_cache, 0, sizeof(loc->sym_cache));
 		loc->sym_cache_of = loc->syms;
 	}
-	e = &loc->sym_cache[(ip * 0x9e3779b97f4a7c15ULL >> 32) %
-			    KT_LOC_SYM_CACHE_SIZE];
+	e = &loc->sym_cache[func_slot(ip, KT_LOC_SYM_CACHE_SIZE)];
 	if (!ip || e->ip != ip) {
 		e->off = 0;
 		e->sym = kt_symtab_lookup(loc->syms, ip, &e->off);

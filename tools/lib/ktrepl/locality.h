@@ -115,7 +115,7 @@ struct kt_loc_sym_entry {
 	uint64_t off;
 };
 
-#define KT_LOC_SYM_CACHE_SIZE 4096
+#define KT_LOC_SYM_CACHE_SIZE 4096	/* a power of two */
 
 struct kt_locality {
 	/* how to translate */
