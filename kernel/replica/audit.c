@@ -27,7 +27,6 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
-#include <linux/xxhash.h>
 
 #include "core.h"
 #include "audit.h"
@@ -135,9 +134,10 @@ static void audit_chunk(struct ktr_chunk *c)
 		return;
 	exclude_patches(true);
 	for (p = 0; p < 1U << ktr_chunk_order(c); p++) {
-		u64 sum = xxh64(master_page(c, p), PAGE_SIZE, 0);
+		struct ktr_page_sum sum;
 
-		if (sum == c->sums[p])
+		ktr_page_sum(master_page(c, p), &sum);
+		if (ktr_page_sum_equal(&sum, &c->sums[p]))
 			continue;
 		c->sums[p] = sum;
 		audit_page(c, p);
@@ -177,7 +177,7 @@ static void resync_chunk(struct ktr_chunk *c)
 		}
 		ktr_hook_unlock(flags);
 		if (c->sums)
-			c->sums[p] = xxh64(master_page(c, p), PAGE_SIZE, 0);
+			ktr_page_sum(master_page(c, p), &c->sums[p]);
 	}
 	exclude_patches(false);
 	cond_resched();
@@ -307,7 +307,15 @@ int ktr_audit_force_miss(unsigned long va)
 			b ^= 0xff;
 			ktr_replica_write(nid, va, &b, -1, 1);
 		}
-		c->sums[p] ^= 1;
+		/*
+		 * The sum of the page as the replicas now hold it, as if the
+		 * master had held it at the last pass: only a sum that tells
+		 * the two pages apart, one byte off, sends the pass to them.
+		 */
+		nid = ktr_next_replica(c, -1);
+		if (nid < MAX_NUMNODES)
+			ktr_page_sum(page_address(c->copy[nid] + p),
+				     &c->sums[p]);
 	} else {
 		c = NULL;
 	}

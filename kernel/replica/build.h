@@ -29,6 +29,10 @@ int ktr_alloc_replicas(void);
 int ktr_alloc_chunk_replicas(struct ktr_chunk *c);
 int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
 		      int region, ktrepl_extent_fn fn, void *arg);
+/* any context: reads the page only */
+void ktr_page_sum(const void *page, struct ktr_page_sum *sum);
+bool ktr_page_sum_equal(const struct ktr_page_sum *a,
+			const struct ktr_page_sum *b);
 int ktr_copy_replicas(void);
 int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
 		    bool icache, const char *what);
@@ -36,8 +40,10 @@ int ktr_recopy_quiesced(void);
 int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr);
 u64 ktr_time_plain_memcpy(void);
 u64 ktr_time_plain_memset(void);
+int ktr_protect_chunk_copies(struct ktr_chunk *chunks, int nr, int nid,
+			     bool ro);
 int ktr_protect_replicas(bool ro);
-void ktr_free_chunk_replicas(struct ktr_chunk *c);
+void ktr_free_chunks_replicas(struct ktr_chunk *chunks, int nr);
 void ktr_free_replicas(void);
 /* the page accounting: allocations made, and whether all were freed */
 unsigned int ktr_alloc_calls(void);

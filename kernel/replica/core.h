@@ -88,6 +88,15 @@
  * page) and its copy on every replica node. Chunks never straddle a
  * master leaf, so a node's leaf entry can simply point at its copy.
  */
+/*
+ * A page's contents in 16 bytes, for the audit: whether the master's
+ * changed since the copy or the last pass (ktr_page_sum()).
+ */
+struct ktr_page_sum {
+	u64 words;	/* the page's 64-bit words added */
+	u64 weighted;	/* each word times its distance from the end */
+};
+
 struct ktr_chunk {
 	unsigned long va;
 	unsigned int page_shift;
@@ -95,7 +104,7 @@ struct ktr_chunk {
 	bool global_cleared;	/* the master's leaf lost its global bit */
 	phys_addr_t master_pa;
 	struct page **copy;	/* [nr_node_ids]; NULL where no replica */
-	u64 *sums;		/* per page: master contents at last sync */
+	struct ktr_page_sum *sums; /* per page: the master's at last sync */
 };
 
 static inline unsigned long ktr_chunk_size(const struct ktr_chunk *c)

@@ -218,7 +218,7 @@ enum load_step {
 	LOAD_ALLOC,	/* the replicas' pages */
 	LOAD_HOOK,	/* the patch hooks and the module notifier */
 	LOAD_WORKLOAD,	/* the workers' probes (a static key flip) */
-	LOAD_COPY,	/* the copies, their sums, arm64's catch-up passes */
+	LOAD_COPY,	/* the copies and sums, arm64's catch-up passes */
 	LOAD_PROTECT,	/* the copies' direct-map alias made read-only */
 	LOAD_TABLES,	/* each node's tables */
 	LOAD_ACTIVATE,	/* CPUs or processes onto them */

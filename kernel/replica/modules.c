@@ -186,8 +186,8 @@ static void free_module_replicas(struct ktr_module *km)
 			  km->nr_chunks);
 	/* a master leaf still not global would outlive its module's replication */
 	WARN_ON_ONCE(km->nr_global_cleared);
-	for (i = 0; i < km->nr_chunks; i++)
-		ktr_free_chunk_replicas(&km->chunks[i]);
+	if (km->chunks)
+		ktr_free_chunks_replicas(km->chunks, km->nr_chunks);
 	for (i = 0; km->master_copies && i < km->nr_chunks; i++) {
 		struct page *page = km->master_copies[i].page;
 
@@ -351,13 +351,11 @@ static void protect_module(struct ktr_module *km)
 {
 	int i, nid;
 
+	for_each_online_node(nid)
+		ktr_protect_chunk_copies(km->chunks, km->nr_chunks, nid, true);
 	for (i = 0; i < km->nr_chunks; i++) {
 		struct page *master_copy = km->master_copies[i].page;
 
-		for_each_replica(&km->chunks[i], nid)
-			ktr_arch_protect_alias((unsigned long)page_address(
-						       km->chunks[i].copy[nid]),
-					       1, true);
 		if (master_copy)
 			ktr_arch_protect_alias((unsigned long)page_address(
 						       master_copy), 1, true);
