@@ -26,7 +26,7 @@ int ktr_memory_nid(int nid);
 struct ktr_node *ktr_set_node(int nid);
 bool ktr_any_replica(void);
 int ktr_alloc_replicas(void);
-int ktr_alloc_chunk_replicas(struct ktr_chunk *c);
+int ktr_alloc_chunks_replicas(struct ktr_chunk *chunks, int nr);
 int ktr_chunk_extents(const struct ktr_chunk *chunks, int nr, int nid,
 		      int region, ktrepl_extent_fn fn, void *arg);
 /* any context: reads the page only */

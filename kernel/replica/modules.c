@@ -255,18 +255,6 @@ static int collect_module_chunks(struct ktr_module *km)
 	return ret;
 }
 
-static int alloc_module_replicas(struct ktr_module *km)
-{
-	int i, ret;
-
-	for (i = 0; i < km->nr_chunks; i++) {
-		ret = ktr_alloc_chunk_replicas(&km->chunks[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /* the core's copy protocol (build.c), its copies run at once */
 static int copy_module(struct ktr_module *km)
 {
@@ -404,7 +392,7 @@ static int replicate_module(struct module *mod)
 	}
 	ret = collect_module_chunks(km);
 	if (!ret)
-		ret = alloc_module_replicas(km);
+		ret = ktr_alloc_chunks_replicas(km->chunks, km->nr_chunks);
 	if (!ret)
 		ret = ktr_module_alloc_master_copies(km);
 	if (!ret) {

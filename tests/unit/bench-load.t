@@ -14,7 +14,7 @@ from ktrepl_tap import Tap  # noqa: E402
 import load_figures as lf  # noqa: E402
 
 tap = Tap()
-tap.plan(7)
+tap.plan(9)
 on = ["heap alloc:on"]
 off = ["heap alloc:off"]
 tap.ok(lf.zeroing(on) is True and lf.zeroing(off) is False and
@@ -42,4 +42,10 @@ tap.ok(got is None, "no memcpy (bench=1 missing): no figure", f"got {got}")
 got = lf.ratio({"replicate_ns": "300", "memcpy_ns": "100",
                 "memset_ns": "0"}, False)
 tap.ok(got == 3.0, "no zeroing needs no memset", f"got {got}")
+loads = [{"memcpy_ns": str(c)} for c in (100, 124, 126, 400, 0)]
+got = [int(x["memcpy_ns"]) for x in lf.quiet(loads)]
+tap.ok(got == [100, 124], "quiet loads: memcpy within 1.25x of the "
+       "fastest, a load without one left out", f"got {got}, want [100, 124]")
+got = lf.quiet([{"memcpy_ns": "0"}])
+tap.ok(got == [], "no load with a memcpy: none quiet", f"got {got}")
 tap.done()
