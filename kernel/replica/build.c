@@ -31,6 +31,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/rculist.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -588,9 +589,13 @@ int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr)
  * text_mutex (x86) no text_poke can land between the copy and the hook
  * taking over. Where the patching lock is not reachable (arm64 has no
  * text_mutex in kallsyms), a patch whose hook ran before *ready may
- * reach the master after the copy: compare again, 20 ms apart, until a
- * pass finds nothing to fix, and fail the copy of @what with -EBUSY
- * after KTR_COPY_PASSES. Context: process, may sleep.
+ * reach the master after the copy. Each such write is made with
+ * preemption or interrupts off (inside the ftrace hook, which takes it
+ * over, or under the kernel's patch_lock where the poke probe sees it):
+ * once a grace period has passed, every one of them is in the master.
+ * Then compare, 20 ms apart, until a pass finds nothing to fix (one a
+ * patch made after *ready, hook first, raced), and fail the copy of
+ * @what with -EBUSY after KTR_COPY_PASSES. Context: process, may sleep.
  */
 int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
 		    bool icache, const char *what)
@@ -599,12 +604,15 @@ int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
 
 	if (ktr.text_mutex)
 		mutex_lock(ktr.text_mutex);
+	ktr_test_copy_running(true);
 	copy_and_sum(chunks, nr, icache);
+	ktr_test_copy_running(false);
 	WRITE_ONCE(*ready, true);
 	if (ktr.text_mutex) {
 		mutex_unlock(ktr.text_mutex);
 		return 0;
 	}
+	synchronize_rcu_expedited();
 	for (pass = 0; pass < KTR_COPY_PASSES; pass++) {
 		if (!ktr_recopy_chunks(chunks, nr))
 			return 0;

@@ -159,6 +159,52 @@ static bool notrace hook_forced_miss(void)
 }
 
 /*
+ * A write no replica takes yet (its copy not ready, or a module not yet
+ * replicated), made to the master here: each write to text that is or
+ * may become a replica is then made inside the handler, preemption off
+ * (the recursion guard), where ktr_copy_chunks()'s grace period after
+ * *ready waits for it. Left to the kernel, it would land after the
+ * handler returned, at any later time: under TCG a vCPU stalls there for
+ * a scheduling slice, past the copy's last check (t06's arm64 storm saw
+ * a load whose replica missed such a write). Text outside both is the
+ * kernel's to write. The master's page is found as patch_map() finds it.
+ */
+static bool write_master_only(struct pt_regs *regs)
+{
+	const struct ktr_chunk *first = &ktr.chunks[0],
+			       *last = &ktr.chunks[ktr.nr_chunks - 1];
+	unsigned long va, flags;
+	struct ktr_chunk *c;
+	struct page *page;
+	const void *src;
+	phys_addr_t pa;
+	size_t len;
+	bool fill;
+
+	ktr_patch_arch_args(regs, &va, &src, &len, &fill);
+	if (va >= first->va && va + len <= last->va + ktr_chunk_size(last)) {
+		c = ktr_search_chunks(ktr.chunks, ktr.nr_chunks, va);
+		if (!c)
+			return false;
+		pa = c->master_pa + (va - c->va);
+	} else if (is_vmalloc_addr((void *)va) ||
+		   (va >= MODULES_VADDR && va < MODULES_END)) {
+		page = vmalloc_to_page((void *)va);
+		if (!page)
+			return false;
+		pa = page_to_phys(page) + offset_in_page(va);
+	} else {
+		return false;
+	}
+	ktr_test_unready_patch_delay();
+	flags = ktr_hook_lock();
+	ktr_patch_arch_write_master(va, pa, src, len);
+	ktr_hook_unlock(flags);
+	return true;
+}
+NOKPROBE_SYMBOL(write_master_only);
+
+/*
  * arm64: at the entry of the one patching funnel, any context. The
  * recursion guard is the hook's own rather than ftrace's
  * (FTRACE_OPS_FL_RECURSION), since ftrace's drops a call silently.
@@ -177,6 +223,8 @@ static void notrace patch_ftrace_handler(unsigned long ip,
 		ktr_patch_poll_misses();
 	} else {
 		ktr_propagate_patch(regs, &made);
+		if (!made)
+			made = write_master_only(regs);
 		if (made && write_taken_over)
 			skip_kernel_write(regs);
 	}

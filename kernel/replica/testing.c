@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -65,6 +66,39 @@ bool ktr_test_audit_in_failsafe(void)
 {
 	return audit_in_failsafe;
 }
+
+/*
+ * A stall in the arm64 hook, before the master-only write of a patch no
+ * replica takes yet: that write then lands well after the copy, and only
+ * the copy's grace period (ktr_copy_chunks()) makes its first compare
+ * pass wait for it. Under TCG a vCPU can stall a scheduling slice (up to
+ * 100 ms) anywhere. One write a copy stalls, one that came while the
+ * copy ran: a static key's flip writes each of its sites in turn, and a
+ * stall each would hold a CPU past the soft-lockup watchdog.
+ */
+static unsigned int unready_patch_delay_ms;
+module_param(unready_patch_delay_ms, uint, 0444);
+MODULE_PARM_DESC(unready_patch_delay_ms, "test build: arm64, stall the patch hook this long (ms) on one write a copy, made while the copy runs, that no replica takes yet");
+
+static atomic_t copy_stall_armed;
+/* the stalls made since the load: shows a test that the race was run */
+static unsigned int unready_patch_stalls;
+module_param(unready_patch_stalls, uint, 0444);
+MODULE_PARM_DESC(unready_patch_stalls, "test build: how many writes unready_patch_delay_ms stalled since the load");
+
+void ktr_test_copy_running(bool running)
+{
+	atomic_set(&copy_stall_armed, running && unready_patch_delay_ms);
+}
+
+void ktr_test_unready_patch_delay(void)
+{
+	if (atomic_cmpxchg(&copy_stall_armed, 1, 0) != 1)
+		return;
+	WRITE_ONCE(unready_patch_stalls, unready_patch_stalls + 1);
+	mdelay(unready_patch_delay_ms);
+}
+NOKPROBE_SYMBOL(ktr_test_unready_patch_delay);
 
 bool ktr_test_inject_on(void)
 {

@@ -39,6 +39,8 @@ int ktr_mirror_force_miss(void);			/* mirror.c */
 int ktr_fresh_force_miss(bool lose_table);		/* fresh.c */
 bool ktr_test_audit_in_failsafe(void);	/* audit_in_failsafe=1 */
 void ktr_audit_pass_now(void);				/* audit.c */
+void ktr_test_unready_patch_delay(void);	/* unready_patch_delay_ms */
+void ktr_test_copy_running(bool running);
 /*
  * The order of the events that decide whether a freed page is still
  * reachable (a leaf moved, every TLB flushed, pages freed), one kernel
@@ -58,6 +60,8 @@ static inline bool ktr_test_untested_series(void) { return false; }
 static inline unsigned int ktr_test_mirror_pool(void) { return 0; }
 static inline bool ktr_test_audit_in_failsafe(void) { return false; }
 static inline void ktr_audit_pass_now(void) {}
+static inline void ktr_test_unready_patch_delay(void) {}
+static inline void ktr_test_copy_running(bool running) {}
 #endif
 
 #endif

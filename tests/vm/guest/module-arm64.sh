@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # arm64 with activation=inactive: the same engine builds real replicas
 # and node tables, which no CPU switches to; patches still reach them.
-# Four scenarios, each with the kernel log it must leave (lib.sh:
+# Five scenarios, each with the kernel log it must leave (lib.sh:
 # start_test, check_log).
 . /lib.sh
 S=$D/summary
@@ -96,5 +96,62 @@ fi
 start_test "unload"
 check "rmmod ktrepl" logged rmmod ktrepl
 check_log "the unload's log" "$(unload_log)"
+
+# TEST: patches during the copy
+# - a static key flipped and the function tracer toggled, without
+#   pause, while the test build loads LOADS times; the first write that
+#   comes while a copy runs, and that no replica takes yet, stalls 1 s in
+#   the hook before its master write (unready_patch_delay_ms): it
+#   lands after the copy, and the copy's grace period must wait for it,
+#   or the replica misses it
+# - in at least half of the loads a write came during the copy (the
+#   test build counts its stalls)
+# - each load: no copy caught up later, no fail-safe, verify healthy
+# - the writers stopped, the replicas still equal the master
+# Expected log: LOADS times load_log's and unload_log's: no "chunk copies
+# caught up" line at activation, and no audit repair.
+LOADS=4
+M="/lib/modules/ktrepl-test.ko unready_patch_delay_ms=1000"
+start_test "patches during the copy"
+grep -q " $TR " /proc/mounts || mount -t tracefs nodev $TR
+echo 0 > $TR/tracing_on
+echo 'vfs_*' > $TR/set_ftrace_filter
+cycle="$(load_log $M)
+$(unload_log)"
+want=""
+stalls=0 raced=0 bad=0 i=0
+while :; do echo 1 > /proc/sys/kernel/sched_schedstats
+	echo 0 > /proc/sys/kernel/sched_schedstats; done &
+keys=$!
+while :; do echo function > $TR/current_tracer
+	echo nop > $TR/current_tracer; done &
+tracer=$!
+while [ $i -lt $LOADS ]; do
+	want="$want
+$cycle"
+	logged insmod $M || break
+	n=$(cat /sys/module/ktrepl/parameters/unready_patch_stalls)
+	stalls=$((stalls + n))
+	[ "$n" -gt 0 ] && raced=$((raced + 1))
+	sleep 1
+	if command -v ktrepl-dump > /dev/null; then
+		ktrepl-dump --verify > /dev/null 2>&1 || bad=$((bad + 1))
+	fi
+	[ "$(head -n1 $S | kv failsafe)" = 0 ] || bad=$((bad + 1))
+	logged rmmod ktrepl || break
+	i=$((i + 1))
+done
+kill $keys $tracer
+wait $keys $tracer 2> /dev/null
+echo nop > $TR/current_tracer
+echo 0 > /proc/sys/kernel/sched_schedstats
+echo > $TR/set_ftrace_filter
+echo 1 > $TR/tracing_on
+check "$i loads under the writers" test $i = $LOADS
+echo "@@copyrace@@ loads=$i raced=$raced stalls=$stalls bad=$bad"
+check "a write came during the copy and was stalled past it, in $raced of $i loads" \
+	test $raced -ge $((LOADS / 2))
+check "no verify or fail-safe saw a missed write ($bad)" test $bad = 0
+check_log "each load's and unload's log, no catch-up, $LOADS times" "$want"
 check_dmesg_clean
 done_testing
