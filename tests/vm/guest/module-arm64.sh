@@ -110,48 +110,55 @@ check_log "the unload's log" "$(unload_log)"
 # - the writers stopped, the replicas still equal the master
 # Expected log: LOADS times load_log's and unload_log's: no "chunk copies
 # caught up" line at activation, and no audit repair.
-LOADS=4
-M="/lib/modules/ktrepl-test.ko unready_patch_delay_ms=1000"
-start_test "patches during the copy"
-grep -q " $TR " /proc/mounts || mount -t tracefs nodev $TR
-echo 0 > $TR/tracing_on
-echo 'vfs_*' > $TR/set_ftrace_filter
-cycle="$(load_log $M)
+# 6.12 builds the patching funnel noinstr: the poke probe sees each write,
+# which the kernel makes under patch_lock, interrupts off; the grace
+# period covers those with no hook of ours in them to stall
+if dmesg | grep -q "cannot be hooked: text writes are followed through"; then
+	skip "[patches during the copy]" "the poke probe: no hook write to stall"
+else
+	LOADS=4
+	M="/lib/modules/ktrepl-test.ko unready_patch_delay_ms=1000"
+	start_test "patches during the copy"
+	grep -q " $TR " /proc/mounts || mount -t tracefs nodev $TR
+	echo 0 > $TR/tracing_on
+	echo 'vfs_*' > $TR/set_ftrace_filter
+	cycle="$(load_log $M)
 $(unload_log)"
-want=""
-stalls=0 raced=0 bad=0 i=0
-while :; do echo 1 > /proc/sys/kernel/sched_schedstats
-	echo 0 > /proc/sys/kernel/sched_schedstats; done &
-keys=$!
-while :; do echo function > $TR/current_tracer
-	echo nop > $TR/current_tracer; done &
-tracer=$!
-while [ $i -lt $LOADS ]; do
-	want="$want
+	want=""
+	stalls=0 raced=0 bad=0 i=0
+	while :; do echo 1 > /proc/sys/kernel/sched_schedstats
+		echo 0 > /proc/sys/kernel/sched_schedstats; done &
+	keys=$!
+	while :; do echo function > $TR/current_tracer
+		echo nop > $TR/current_tracer; done &
+	tracer=$!
+	while [ $i -lt $LOADS ]; do
+		want="$want
 $cycle"
-	logged insmod $M || break
-	n=$(cat /sys/module/ktrepl/parameters/unready_patch_stalls)
-	stalls=$((stalls + n))
-	[ "$n" -gt 0 ] && raced=$((raced + 1))
-	sleep 1
-	if command -v ktrepl-dump > /dev/null; then
-		ktrepl-dump --verify > /dev/null 2>&1 || bad=$((bad + 1))
-	fi
-	[ "$(head -n1 $S | kv failsafe)" = 0 ] || bad=$((bad + 1))
-	logged rmmod ktrepl || break
-	i=$((i + 1))
-done
-kill $keys $tracer
-wait $keys $tracer 2> /dev/null
-echo nop > $TR/current_tracer
-echo 0 > /proc/sys/kernel/sched_schedstats
-echo > $TR/set_ftrace_filter
-echo 1 > $TR/tracing_on
-check "$i loads under the writers" test $i = $LOADS
-echo "@@copyrace@@ loads=$i raced=$raced stalls=$stalls bad=$bad"
-check "a write came during the copy and was stalled past it, in $raced of $i loads" \
-	test $raced -ge $((LOADS / 2))
-check "no verify or fail-safe saw a missed write ($bad)" test $bad = 0
-check_log "each load's and unload's log, no catch-up, $LOADS times" "$want"
+		logged insmod $M || break
+		n=$(cat /sys/module/ktrepl/parameters/unready_patch_stalls)
+		stalls=$((stalls + n))
+		[ "$n" -gt 0 ] && raced=$((raced + 1))
+		sleep 1
+		if command -v ktrepl-dump > /dev/null; then
+			ktrepl-dump --verify > /dev/null 2>&1 || bad=$((bad + 1))
+		fi
+		[ "$(head -n1 $S | kv failsafe)" = 0 ] || bad=$((bad + 1))
+		logged rmmod ktrepl || break
+		i=$((i + 1))
+	done
+	kill $keys $tracer
+	wait $keys $tracer 2> /dev/null
+	echo nop > $TR/current_tracer
+	echo 0 > /proc/sys/kernel/sched_schedstats
+	echo > $TR/set_ftrace_filter
+	echo 1 > $TR/tracing_on
+	check "$i loads under the writers" test $i = $LOADS
+	echo "@@copyrace@@ loads=$i raced=$raced stalls=$stalls bad=$bad"
+	check "a write came during the copy and was stalled past it, in $raced of $i loads" \
+		test $raced -ge $((LOADS / 2))
+	check "no verify or fail-safe saw a missed write ($bad)" test $bad = 0
+	check_log "each load's and unload's log, no catch-up, $LOADS times" "$want"
+fi
 check_dmesg_clean
 done_testing
