@@ -246,7 +246,7 @@ static void audit_fn(struct work_struct *work)
 			ktr_failsafe_trip(KTR_FS_PROBES_DISARMED);
 		goto again;
 	}
-	if (READ_ONCE(audit_held) || !ktr_replicas_ready() ||
+	if (READ_ONCE(audit_held) || !ktr_replicas_settled() ||
 	    !ktr_test_propagate())
 		goto again;
 	audit_pass();
@@ -341,7 +341,7 @@ int ktr_audit_force_miss(unsigned long va)
  */
 void ktr_audit_pass_now(void)
 {
-	if (READ_ONCE(audit_on) && ktr_replicas_ready())
+	if (READ_ONCE(audit_on) && ktr_replicas_settled())
 		audit_pass();
 }
 #endif

@@ -12,13 +12,14 @@
  * once built; core.h says what each one needs held.
  *
  * Owned here: the page accounting, each node's replica bytes,
- * replicas_ready and alias_protected. The accounting and the byte
- * counts have one writer at a time: the init or exit thread, or, while
- * module loads are followed, the holder of mods_lock (asserted). The
- * byte counts are read locklessly (debugfs), replicas_ready by the
- * patch hooks (WRITE_ONCE at the copy, under text_mutex where it
- * exists), alias_protected only by the writers above. Each node's own
- * tables are tables.c's.
+ * replicas_ready, replicas_settled and alias_protected. The accounting
+ * and the byte counts have one writer at a time: the init or exit
+ * thread, or, while module loads are followed, the holder of mods_lock
+ * (asserted). The byte counts are read locklessly (debugfs),
+ * replicas_ready by the patch hooks (WRITE_ONCE at the copy, under
+ * text_mutex where it exists), replicas_settled by the audit,
+ * alias_protected only by the writers above. Each node's own tables are
+ * tables.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,6 +56,14 @@ static struct {
 static u64 replica_bytes[MAX_NUMNODES];
 
 static bool replicas_ready;
+/*
+ * The core's copies caught up with the patches made while they were
+ * taken (ktr_copy_chunks()'s passes). Until then a master page may
+ * differ from its copies by a write the passes have yet to carry over,
+ * which the audit must not take for a miss: on arm64 the grace period
+ * before the first pass waits out a stalled writer.
+ */
+static bool replicas_settled;
 static bool alias_protected;	/* every replica's direct-map alias is RO */
 
 bool ktr_replicas_ready(void)
@@ -62,6 +71,11 @@ bool ktr_replicas_ready(void)
 	return READ_ONCE(replicas_ready);
 }
 NOKPROBE_SYMBOL(ktr_replicas_ready);
+
+bool ktr_replicas_settled(void)
+{
+	return READ_ONCE(replicas_settled);
+}
 
 bool ktr_alias_protected(void)
 {
@@ -593,9 +607,10 @@ int ktr_recopy_chunks(struct ktr_chunk *chunks, int nr)
  * preemption or interrupts off (inside the ftrace hook, which takes it
  * over, or under the kernel's patch_lock where the poke probe sees it):
  * once a grace period has passed, every one of them is in the master.
- * Then compare, 20 ms apart, until a pass finds nothing to fix (one a
- * patch made after *ready, hook first, raced), and fail the copy of
- * @what with -EBUSY after KTR_COPY_PASSES. Context: process, may sleep.
+ * Then compare, 20 ms apart, until a pass finds nothing to fix (a pass
+ * can race a patch made after *ready, whose hook writes the master
+ * first), and fail the copy of @what with -EBUSY after KTR_COPY_PASSES.
+ * Context: process, may sleep.
  */
 int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
 		    bool icache, const char *what)
@@ -624,8 +639,12 @@ int ktr_copy_chunks(struct ktr_chunk *chunks, int nr, bool *ready,
 
 int ktr_copy_replicas(void)
 {
-	return ktr_copy_chunks(ktr.chunks, ktr.nr_chunks, &replicas_ready,
-			       false, "kernel");
+	int ret = ktr_copy_chunks(ktr.chunks, ktr.nr_chunks, &replicas_ready,
+				  false, "kernel");
+
+	if (!ret)
+		WRITE_ONCE(replicas_settled, true);
+	return ret;
 }
 
 static int recopy_cb(void *fixed)
@@ -785,6 +804,7 @@ void ktr_free_replicas(void)
 		ktr_protect_replicas(false);
 	ktr_free_chunks_replicas(ktr.chunks, ktr.nr_chunks);
 	replicas_ready = false;
+	replicas_settled = false;
 	kfree(ktr.chunks);
 	ktr.chunks = NULL;
 	ktr.nr_chunks = 0;

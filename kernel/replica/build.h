@@ -56,6 +56,7 @@ void ktr_accounting_report(unsigned long donated);
 void ktr_accounting_follow(struct mutex *lock);
 bool ktr_accounting_writer(void);
 bool ktr_replicas_ready(void);		/* any context */
+bool ktr_replicas_settled(void);	/* the copy caught up: audit */
 bool ktr_alias_protected(void);
 /* a node's own tables and replicas, in bytes; any context (lockless) */
 u64 ktr_node_bytes(int nid);

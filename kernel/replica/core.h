@@ -238,8 +238,10 @@ extern const struct ktr_arch ktr_arch;
  * is reached through its functions:
  *
  * - build.c: the page accounting, the replicas' bytes per node, whether
- *   the copies are taken (ktr_replicas_ready()) and whether their
- *   direct-map aliases are read-only (ktr_alias_protected()).
+ *   the copies are taken (ktr_replicas_ready()), whether they caught
+ *   up with the patches made meanwhile (ktr_replicas_settled()) and
+ *   whether their direct-map aliases are read-only
+ *   (ktr_alias_protected()).
  * - tables.c: each node's own tables, their list and byte count, and
  *   tables_lock, over every write to a node's tables (ktr_tables_lock()).
  * - activation.c: the activation, its state and reason (activation.h).

@@ -166,8 +166,12 @@ static bool notrace hook_forced_miss(void)
  * *ready waits for it. Left to the kernel, it would land after the
  * handler returned, at any later time: under TCG a vCPU stalls there for
  * a scheduling slice, past the copy's last check (t06's arm64 storm saw
- * a load whose replica missed such a write). Text outside both is the
- * kernel's to write. The master's page is found as patch_map() finds it.
+ * a load whose replica missed such a write). The master's page is found
+ * as patch_map() finds it: the chunk's within the core's chunks, else
+ * through the kernel's tables. On arm64 the image lies in the vmalloc
+ * area too, so every text write comes through here (BPF pokes, kprobe
+ * slots, unreplicated modules alike), each to the page the kernel itself
+ * would have written.
  */
 static bool write_master_only(struct pt_regs *regs)
 {

@@ -10,6 +10,7 @@
 
 #include <linux/capability.h>
 #include <linux/delay.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -93,7 +94,13 @@ void ktr_test_copy_running(bool running)
 
 void ktr_test_unready_patch_delay(void)
 {
-	if (atomic_cmpxchg(&copy_stall_armed, 1, 0) != 1)
+	/*
+	 * Interrupts off: ftrace's stop_machine(), which holds the copy
+	 * too, so that a stall there races nothing. A static key's write
+	 * comes with them on.
+	 */
+	if (irqs_disabled() ||
+	    atomic_cmpxchg(&copy_stall_armed, 1, 0) != 1)
 		return;
 	WRITE_ONCE(unready_patch_stalls, unready_patch_stalls + 1);
 	mdelay(unready_patch_delay_ms);

@@ -100,14 +100,16 @@ check_log "the unload's log" "$(unload_log)"
 # TEST: patches during the copy
 # - a static key flipped and the function tracer toggled, without
 #   pause, while the test build loads LOADS times; the first write that
-#   comes while a copy runs, and that no replica takes yet, stalls 1 s in
-#   the hook before its master write (unready_patch_delay_ms): it
-#   lands after the copy, and the copy's grace period must wait for it,
-#   or the replica misses it
-# - in at least half of the loads a write came during the copy (the
-#   test build counts its stalls)
-# - each load: no copy caught up later, no fail-safe, verify healthy
-# - the writers stopped, the replicas still equal the master
+#   comes while a copy runs, outside stop_machine(), and that no replica
+#   takes yet, stalls 1 s in the hook before its master write
+#   (unready_patch_delay_ms): it lands after the copy, and the copy's
+#   grace period must wait for it, or the replica misses it
+# - in at least half of the loads such a write came during the copy
+#   (the test build counts its stalls)
+# - each load: no copy caught up later, no fail-safe, verify healthy;
+#   the audit runs every 100 ms, so that one lands while the copy waits
+#   for the stalled write, and must not take the write it waits for for
+#   a miss
 # Expected log: LOADS times load_log's and unload_log's: no "chunk copies
 # caught up" line at activation, and no audit repair.
 # 6.12 builds the patching funnel noinstr: the poke probe sees each write,
@@ -117,7 +119,7 @@ if dmesg | grep -q "cannot be hooked: text writes are followed through"; then
 	skip "[patches during the copy]" "the poke probe: no hook write to stall"
 else
 	LOADS=4
-	M="/lib/modules/ktrepl-test.ko unready_patch_delay_ms=1000"
+	M="/lib/modules/ktrepl-test.ko unready_patch_delay_ms=1000 audit_period_ms=100"
 	start_test "patches during the copy"
 	grep -q " $TR " /proc/mounts || mount -t tracefs nodev $TR
 	echo 0 > $TR/tracing_on
