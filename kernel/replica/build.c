@@ -379,7 +379,7 @@ static int take_run(struct page_run *run, int nid, unsigned int singles,
 
 	run->left = 0;
 	singles = min_t(unsigned int, singles, 1U << pageblock_order);
-	if (singles < 2)
+	if (singles < 2 || ktr_test_no_page_runs())
 		return 0;
 	order = get_order((size_t)singles << PAGE_SHIFT);
 	block = alloc_flags(nid, order, __GFP_NORETRY);

@@ -59,6 +59,15 @@ unsigned int ktr_test_mirror_pool(void)
 	return mirror_pool;
 }
 
+static bool no_page_runs;
+module_param(no_page_runs, bool, 0444);
+MODULE_PARM_DESC(no_page_runs, "test build: every single-page copy takes a page of its own, as where no node has a block free");
+
+bool ktr_test_no_page_runs(void)
+{
+	return no_page_runs;
+}
+
 static bool audit_in_failsafe;
 module_param(audit_in_failsafe, bool, 0444);
 MODULE_PARM_DESC(audit_in_failsafe, "test build: run an audit pass inside every fail-safe, after the pause and before the repair (a race the periodic audit can win)");

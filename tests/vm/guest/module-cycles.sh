@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # 100 load/unload cycles and an allocation failure at every step leak
-# nothing and leave nothing behind, and scan_period_ms is obeyed. Three
-# scenarios, each with the kernel log it must leave (lib.sh: start_test,
-# check_log).
+# nothing and leave nothing behind, the copies' one-page fallback works,
+# and scan_period_ms is obeyed. Four scenarios, each with the kernel log
+# it must leave (lib.sh: start_test, check_log).
 . /lib.sh
 # Free memory including the per-CPU page lists, which MemFree leaves out
 # although freed pages (order 9 too) sit there until reused.
@@ -132,6 +132,36 @@ check "free memory back to baseline after the failure sweep (within 1 MiB)" \
 	test $((base - final)) -lt 1024
 check "every failed load freed every page it had allocated" all_freed
 check_log "each failure's log, then the load's" "$want"
+
+# TEST: single pages
+# - the test build with no_page_runs=1: each single-page copy takes a
+#   page of its own, as where a node has no block free (build.c's
+#   take_run() falls back); a load then makes more page allocations than
+#   the N of a load whose copies come from one block per node
+# - the load's log is the usual one, verify finds every replica healthy
+# - a failure injected at its last allocation fails that load cleanly
+# - every unload freed every page its load allocated
+# Expected log: the load and unload, then the failure and its refusal
+start_test "single pages"
+want="$(load_log /lib/modules/ktrepl-test.ko no_page_runs=1; unload_log)"
+check "insmod ktrepl-test.ko no_page_runs=1" \
+	logged insmod /lib/modules/ktrepl-test.ko no_page_runs=1
+M=$(head -n1 $D/summary | kv allocations)
+check "a copy a page: more allocations than with runs (got $M, want > $N)" \
+	test "${M:-0}" -gt "$N"
+check "verify: every replica healthy" ktrepl-dump --verify
+logged rmmod ktrepl
+log_cmd insmod /lib/modules/ktrepl-test.ko no_page_runs=1 fail_alloc=$M
+check "fail_alloc=$M, its last allocation, fails the load cleanly" \
+	sh -c "! insmod /lib/modules/ktrepl-test.ko no_page_runs=1 fail_alloc=$M 2>/dev/null && test ! -e $D"
+want="$want
+% insmod /lib/modules/ktrepl-test.ko no_page_runs=1 fail_alloc=$M
+ktrepl: failing allocation $M as fail_alloc asks
+...
+ktrepl: not loaded: replication setup failed (-12); see the messages above
+..."
+check "every unload and failed load freed every page it allocated" all_freed
+check_log "the load's and the failure's" "$want"
 
 # TEST: scan period
 # - insmod scan_period_ms=600000: the load's own scan, then none for ten
