@@ -36,7 +36,9 @@
  * or lists tables. The handlers' first test of the span is lockless
  * (READ_ONCE), and only decides whether to take the lock. The probe
  * table is registered and unregistered by ktr_mirror_hook()/_unhook(),
- * from the engine's load and stop, never concurrently.
+ * from the engine's load and stop, never concurrently. mirror_deferring
+ * is written under modules.c's mods_lock (ktr_mirror_defer()) and read
+ * lockless by the protection probe's entry handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,6 +59,8 @@
 #include "ktrepl_compat.h"
 
 static atomic64_t nr_mirrored;
+/* the task whose own protection changes are left to its full mirror */
+static struct task_struct *mirror_deferring;
 /*
  * The VAs the owned leaf and next-to-leaf tables cover, inclusive (the
  * last table of the address space ends at 2^64), under tables_lock.
@@ -336,6 +340,8 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct mirror_args *a = (void *)ri->data;
 
 	ktr_mirror_poll_misses();
+	if (READ_ONCE(mirror_deferring) == current)
+		return 1;	/* its caller mirrors every owned table */
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
 	/* x86 CPA rewrites the image's alias of a page too: see below */
@@ -346,6 +352,20 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return !crosses_hull(a->start, a->end);
 }
 NOKPROBE_SYMBOL(pages_entry);
+
+/*
+ * While on, the calling task's protection changes are not mirrored at
+ * their return: it promises a full ktr_mirror_range() before any node
+ * runs what they protect (modules.c: a module's copies, a set_memory
+ * call a page, each of which would mirror every owned table on x86).
+ * Other tasks' changes are mirrored as ever. Context: process, under
+ * mods_lock.
+ */
+void ktr_mirror_defer(bool on)
+{
+	ktr_modules_lock_assert_held();
+	WRITE_ONCE(mirror_deferring, on ? current : NULL);
+}
 
 static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
