@@ -616,6 +616,39 @@ def kernel_module(moddir, rel):
         path + ".xz") else path + ".xz"
 
 
+# modules a test guest must not load: self-tests and torture tests run at
+# load, watchdogs may reset it, and crash-test modules
+MODULE_SKIP = re.compile(r"watchdog|/test_|_test\.ko|kunit|torture|lkdtm|"
+                  r"/kvm|xen|hyperv|vboxguest|/sound/")
+
+
+def module_load_order(moddir):
+    """modules.order, each module after what it depends on (modinfo):
+    what a guest loads to carry a server's worth of modules (t11, bench)"""
+    order = [x.strip() for x in open(os.path.join(moddir, "modules.order"))]
+    by_name = {}
+    for rel in order:
+        by_name[os.path.basename(rel)[:-3].replace("-", "_")] = rel
+    out, seen = [], set()
+
+    def visit(rel, depth=0):
+        if rel in seen or depth > 32:
+            return
+        seen.add(rel)
+        path = kernel_module(moddir, rel)
+        deps = subprocess.run(["modinfo", "-F", "depends", path],
+                              capture_output=True, text=True).stdout.strip()
+        for d in filter(None, deps.split(",")):
+            if d.replace("-", "_") in by_name:
+                visit(by_name[d.replace("-", "_")], depth + 1)
+        out.append(rel)
+
+    for rel in order:
+        if not MODULE_SKIP.search(rel):
+            visit(rel)
+    return [r for r in out if os.path.exists(kernel_module(moddir, r))]
+
+
 def fs_modules(arch, kernel=None):
     """The Debian modules the module-replication tests load, by their
     initramfs path: a ramdisk, vfat and its code pages."""

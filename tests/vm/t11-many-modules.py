@@ -10,7 +10,6 @@ vmcore of the same guest: summary lists every module, walk finds the
 last one, and verify reports exactly the flip and no stale-table."""
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -22,41 +21,9 @@ HERE = os.path.dirname(__file__)
 tap = ktvm.Tap()
 DUMP = ktvm.tool("ktrepl-dump")
 WANT = int(os.environ.get("KTREPL_MANY_MODULES", "400"))
-# modules a test guest must not load: self-tests and torture tests run at
-# load, watchdogs may reset it, and crash-test modules
-SKIP = re.compile(r"watchdog|/test_|_test\.ko|kunit|torture|lkdtm|"
-                  r"/kvm|xen|hyperv|vboxguest|/sound/")
-
-
-def dependency_order(moddir):
-    """modules.order, each module after what it depends on (modinfo)."""
-    order = [x.strip() for x in open(os.path.join(moddir, "modules.order"))]
-    by_name = {}
-    for rel in order:
-        by_name[os.path.basename(rel)[:-3].replace("-", "_")] = rel
-    out, seen = [], set()
-
-    def visit(rel, depth=0):
-        if rel in seen or depth > 32:
-            return
-        seen.add(rel)
-        path = ktvm.kernel_module(moddir, rel)
-        deps = subprocess.run(["modinfo", "-F", "depends", path],
-                              capture_output=True, text=True).stdout.strip()
-        for d in filter(None, deps.split(",")):
-            if d.replace("-", "_") in by_name:
-                visit(by_name[d.replace("-", "_")], depth + 1)
-        out.append(rel)
-
-    for rel in order:
-        if not SKIP.search(rel):
-            visit(rel)
-    return [r for r in out if os.path.exists(ktvm.kernel_module(moddir, r))]
-
-
 def run(kernel):
     moddir = ktvm.module_dir("x86_64", kernel)
-    rels = dependency_order(moddir)
+    rels = ktvm.module_load_order(moddir)
     tmp = tempfile.mkdtemp(prefix="ktrepl-t11-", dir=ktvm.BUILD)
     files, names = {}, []
     for i, rel in enumerate(rels):
