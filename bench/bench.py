@@ -553,16 +553,8 @@ def preloaded_bench():
     many protection changes: goal <= 0.1x. Before 864a97b, where each
     set_memory call mirrored every owned table, it was 0.29x (3.37 s
     against 11.63 s, 2026-12-07); after, 0.05x (0.50 s against 9.19 s)."""
-    moddir = ktvm.module_dir("x86_64")
-    files = {f"/lib/modules/many/{i:04d}-{os.path.basename(r)[:-3]}.ko":
-             ktvm.kernel_module(moddir, r)
-             for i, r in enumerate(ktvm.module_load_order(moddir))}
-    with tempfile.NamedTemporaryFile("w", dir=ktvm.BUILD,
-                                     suffix="-list") as listing:
-        listing.write("\n".join(os.path.basename(d)
-                                for d in sorted(files)) + "\n")
-        listing.flush()
-        files["/lib/modules/many/list"] = listing.name
+    with tempfile.TemporaryDirectory(dir=ktvm.BUILD) as tmp:
+        files, _ = ktvm.many_modules(ktvm.module_dir("x86_64"), tmp)
         lines = boot("preloaded.sh", "2x2", files=files)
     pre = [kv(x) for x in records(lines, "preloaded")]
     loads = [kv(x) for x in records(lines, "load")]

@@ -619,7 +619,7 @@ def kernel_module(moddir, rel):
 # modules a test guest must not load: self-tests and torture tests run at
 # load, watchdogs may reset it, and crash-test modules
 MODULE_SKIP = re.compile(r"watchdog|/test_|_test\.ko|kunit|torture|lkdtm|"
-                  r"/kvm|xen|hyperv|vboxguest|/sound/")
+                         r"/kvm|xen|hyperv|vboxguest|/sound/")
 
 
 def module_load_order(moddir):
@@ -647,6 +647,23 @@ def module_load_order(moddir):
         if not MODULE_SKIP.search(rel):
             visit(rel)
     return [r for r in out if os.path.exists(kernel_module(moddir, r))]
+
+
+def many_modules(moddir, tmpdir):
+    """module_load_order()'s modules for a guest's /lib/modules/many,
+    named NNNN-NAME.ko in that order, and their list, one name a line
+    (guest/many-modules.sh and bench/guest/preloaded.sh read it): the
+    initramfs files, and how many modules they hold"""
+    files, names = {}, []
+    for i, rel in enumerate(module_load_order(moddir)):
+        name = f"{i:04d}-{os.path.basename(rel)[:-3]}.ko"
+        files[f"/lib/modules/many/{name}"] = kernel_module(moddir, rel)
+        names.append(name)
+    listing = os.path.join(tmpdir, "list")
+    with open(listing, "w") as f:
+        f.write("\n".join(names) + "\n")
+    files["/lib/modules/many/list"] = listing
+    return files, len(names)
 
 
 def fs_modules(arch, kernel=None):

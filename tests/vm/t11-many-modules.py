@@ -23,20 +23,11 @@ DUMP = ktvm.tool("ktrepl-dump")
 WANT = int(os.environ.get("KTREPL_MANY_MODULES", "400"))
 def run(kernel):
     moddir = ktvm.module_dir("x86_64", kernel)
-    rels = ktvm.module_load_order(moddir)
     tmp = tempfile.mkdtemp(prefix="ktrepl-t11-", dir=ktvm.BUILD)
-    files, names = {}, []
-    for i, rel in enumerate(rels):
-        name = f"{i:04d}-{os.path.basename(rel)[:-3]}.ko"
-        files[f"/lib/modules/many/{name}"] = ktvm.kernel_module(moddir, rel)
-        names.append(name)
-    listing = os.path.join(tmp, "list")
-    with open(listing, "w") as f:
-        f.write("\n".join(names) + "\n")
-    files["/lib/modules/many/list"] = listing
+    files, candidates = ktvm.many_modules(moddir, tmp)
     rel = ktvm.kernel_release("x86_64", kernel)
     name = f"[x86_64 2x2 {rel} {WANT} modules]"
-    tap.diag(f"{name} {len(rels)} candidate modules in dependency order")
+    tap.diag(f"{name} {candidates} candidate modules in dependency order")
     core = os.path.join(tmp, "vmcore.elf")
     script = os.path.join(tmp, "many-modules.sh")
     with open(os.path.join(HERE, "guest", "many-modules.sh")) as src, \
