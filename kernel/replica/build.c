@@ -95,6 +95,11 @@ void ktr_accounting_follow(struct mutex *lock)
 	WRITE_ONCE(writer_lock, lock);
 }
 
+bool ktr_accounting_followed(void)
+{
+	return READ_ONCE(writer_lock) != NULL;
+}
+
 #ifdef CONFIG_LOCKDEP
 bool ktr_accounting_writer(void)
 {

@@ -54,6 +54,7 @@ void ktr_accounting_report(unsigned long donated);
  * after); ktr_accounting_writer() for lockdep conditions only.
  */
 void ktr_accounting_follow(struct mutex *lock);
+bool ktr_accounting_followed(void);	/* module loads are followed */
 bool ktr_accounting_writer(void);
 bool ktr_replicas_ready(void);		/* any context */
 bool ktr_replicas_settled(void);	/* the copy caught up: audit */

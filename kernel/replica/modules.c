@@ -289,7 +289,7 @@ static void note_owned_span(void)
 
 static int map_module(struct ktr_module *km)
 {
-	int i, nid;
+	int i, nid, ret = 0;
 
 	lockdep_assert_held(&mods_lock);
 	for_each_online_node(nid) {
@@ -297,18 +297,25 @@ static int map_module(struct ktr_module *km)
 
 		if (!n->own_replica || !n->root)
 			continue;
-		for (i = 0; i < km->nr_chunks; i++) {
+		for (i = 0; i < km->nr_chunks && !ret; i++) {
 			u64 *e = ktr_own_leaf(n, &km->chunks[i]);
 
 			if (IS_ERR(e))
-				return PTR_ERR(e);
+				ret = PTR_ERR(e);
 		}
+		if (ret)
+			break;
 	}
+	/*
+	 * A failed map too: the tables it linked before the failure stay
+	 * owned, and a node runs through them; the mirror must watch them.
+	 */
 	note_owned_span();
 	/* a master entry written before the span grew: into the new copies */
 	ktr_mirror_range(0, ULONG_MAX);
-	ktr_module_move_leaves(km, true);
-	return 0;
+	if (!ret)
+		ktr_module_move_leaves(km, true);
+	return ret;
 }
 
 /* every leaf back on the loader's pages, every TLB flushed, unlisted */

@@ -32,6 +32,7 @@
 #include "core.h"
 #include "build.h"
 #include "tables.h"
+#include "testing.h"
 
 static DEFINE_RAW_SPINLOCK(tables_lock);
 
@@ -148,7 +149,8 @@ static int own_table(struct ktr_node *n, u64 *parent, int level,
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	page = ktr_alloc(n->nid, 0);
+	page = ktr_accounting_followed() && ktr_test_fail_table(level) ?
+		       NULL : ktr_alloc(n->nid, 0);
 	if (!page) {
 		kfree(t);
 		pr_err("no memory on node %d for a level-%d table\n", n->nid,

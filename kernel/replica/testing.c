@@ -68,6 +68,23 @@ bool ktr_test_no_page_runs(void)
 	return no_page_runs;
 }
 
+/*
+ * A module's map that fails after it linked a table (the one above the
+ * failing one stays owned, as under real memory pressure), the same at
+ * every load: fail_alloc's count moves with where a module's pages lie.
+ */
+static unsigned int fail_table_level;
+module_param(fail_table_level, uint, 0444);
+MODULE_PARM_DESC(fail_table_level, "test build: fail every level-L node table allocation made for a module once module loads are followed (0: none)");
+
+bool ktr_test_fail_table(unsigned int level)
+{
+	if (!fail_table_level || level != fail_table_level)
+		return false;
+	pr_info("failing a level-%u table as fail_table_level asks\n", level);
+	return true;
+}
+
 static bool audit_in_failsafe;
 module_param(audit_in_failsafe, bool, 0444);
 MODULE_PARM_DESC(audit_in_failsafe, "test build: run an audit pass inside every fail-safe, after the pause and before the repair (a race the periodic audit can win)");

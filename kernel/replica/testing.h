@@ -31,6 +31,7 @@ bool ktr_test_propagate(void);		/* propagate=0: patches left stale */
 bool ktr_test_untested_series(void);	/* untested_series=1 */
 unsigned int ktr_test_mirror_pool(void);	/* mirror_pool=N, 0: sized */
 bool ktr_test_no_page_runs(void);	/* no_page_runs=1: build.c's fallback */
+bool ktr_test_fail_table(unsigned int level);	/* fail_table_level=L */
 int ktr_test_inject_allowed(void);	/* the capability check */
 void ktr_test_taint_at_load(void);	/* TAINT_TEST, and says so */
 int ktr_inject(const char *cmd);
@@ -60,6 +61,7 @@ static inline bool ktr_test_propagate(void) { return true; }
 static inline bool ktr_test_untested_series(void) { return false; }
 static inline unsigned int ktr_test_mirror_pool(void) { return 0; }
 static inline bool ktr_test_no_page_runs(void) { return false; }
+static inline bool ktr_test_fail_table(unsigned int level) { return false; }
 static inline bool ktr_test_audit_in_failsafe(void) { return false; }
 static inline void ktr_audit_pass_now(void) {}
 static inline void ktr_test_unready_patch_delay(void) {}

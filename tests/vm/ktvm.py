@@ -679,6 +679,18 @@ def fs_modules(arch, kernel=None):
     return {d: p for d, p in paths.items() if os.path.exists(p)}
 
 
+def big_modules(kernel=None):
+    """The x86_64 modules module-cycles.sh loads past a failed map's
+    tables, by their initramfs path: 2.4 MiB, more than the rest of any
+    2 MiB of the module area."""
+    base = module_dir("x86_64", kernel)
+    rels = ["kernel/lib/libcrc32c.ko", "kernel/fs/xfs/xfs.ko",
+            "kernel/virt/lib/irqbypass.ko", "kernel/arch/x86/kvm/kvm.ko"]
+    paths = {"/lib/modules/extra/" + os.path.basename(r):
+             kernel_module(base, r) for r in rels}
+    return {d: p for d, p in paths.items() if os.path.exists(p)}
+
+
 def elf_program_headers(path):
     """(p_type, p_offset, p_paddr, p_filesz, p_memsz) of each program
     header of an ELF core, read by hand (independent of the tools under

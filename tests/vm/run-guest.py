@@ -30,6 +30,9 @@ def main():
                     help="add the Debian modules module-mods.sh loads")
     ap.add_argument("--file", action="append", default=[],
                     metavar="GUEST=HOST", help="a file for the guest")
+    ap.add_argument("--tool", action="append", default=[], metavar="HOST",
+                    help="one more program for the guest's PATH (a helper "
+                    "of build/helpers/ARCH, say)")
     ap.add_argument("--cmdline", default="", help="more kernel options")
     ap.add_argument("--console", action="store_true",
                     help="print the guest's whole console at the end")
@@ -40,6 +43,7 @@ def main():
         script = os.path.join(os.path.dirname(__file__), "guest", script)
     tools = [ktvm.tool("ktrepl-dump"), ktvm.tool("ktrepl-top")] \
         if args.arch == "x86_64" else ktvm.arm64_tools()
+    tools += args.tool
     files = ktvm.fs_modules(args.arch, args.kernel) if args.modules else {}
     files.update(f.split("=", 1) for f in args.file)
     tap = ktvm.Tap()

@@ -208,7 +208,8 @@ SUITES = {
                                                "module-storm.sh"),
                          timeout=400, tools=[dump_tool],
                          env=f"ROUNDS={storm_rounds}"),
-    "cycles": lambda: run("cycles", cycles, timeout=900, tools=[dump_tool]),
+    "cycles": lambda: run("cycles", cycles, timeout=900, tools=[dump_tool],
+                          files=ktvm.big_modules(KERNEL)),
 }
 # KTREPL_DEBUG_SUITES=load,mm runs those only (in this order)
 chosen = os.environ.get("KTREPL_DEBUG_SUITES", ",".join(SUITES)).split(",")

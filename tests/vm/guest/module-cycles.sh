@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # 100 load/unload cycles and an allocation failure at every step leak
 # nothing and leave nothing behind, the copies' one-page fallback works,
-# and scan_period_ms is obeyed. Four scenarios, each with the kernel log
-# it must leave (lib.sh: start_test, check_log).
+# scan_period_ms is obeyed, and the tables a failed module map linked
+# stay mirrored. Five scenarios, each with the kernel log it must leave
+# (lib.sh: start_test, check_log).
 . /lib.sh
 # Free memory including the per-CPU page lists, which MemFree leaves out
 # although freed pages (order 9 too) sit there until reused.
@@ -209,5 +210,91 @@ check "confined by taskset -p, a scan of the default period binds it within 3 s"
 check "rmmod" logged rmmod ktrepl
 kill $P $Q $X 2> /dev/null
 check_log "the loads' and unloads'" "$(load_log /lib/modules/ktrepl.ko scan_period_ms=600000; unload_log; load_log /lib/modules/ktrepl.ko; unload_log)"
+
+# TEST: a failed map's tables (x86_64: ktrepl.ko replicates itself)
+# - qemu_fw_cfg unloaded: no module is loaded, so ktrepl.ko's own
+#   replication, once it is live, is the first map of module text
+# - insmod ktrepl-test.ko fail_table_level=L, L the leaf tables' level:
+#   that map links node R's own PMD table over ktrepl.ko and then cannot
+#   have its leaf table (R's walk: its own PMD table, the master's leaf
+#   table), and no later map gets one either, so none heals R's tables
+# - libcrc32c, xfs, irqbypass and kvm (2.4 MiB) load: the master's PMD
+#   table gains entries past ktrepl.ko's (else SKIP: nothing to mirror)
+# - node R's PMD table has every one of them: the mirror watches the
+#   table the failed map left linked; verify is healthy
+# Expected log: the load's, with ktrepl.ko's map failing at its leaf
+# table; each module's map failing the same; the unload.
+X=/lib/modules/extra
+# walk_table NODE VA LEVEL: the table at LEVEL (pmd, pte) on VA's walk
+walk_table() {
+	ktrepl-dump walk --node "$1" --va "$2" |
+		awk -v l="$3" '$1 == l && $2 == "table" { print $3 }'
+}
+# slots NODE VA: the leaf table of each of the 8 2 MiB slots from VA's
+slots() {
+	_s=$(($2 & ~0x1fffff))
+	for _i in 0 1 2 3 4 5 6 7; do
+		echo "$(printf '0x%x' $((_s + _i * 0x200000)))=$(walk_table $1 $(printf '0x%x' $((_s + _i * 0x200000))) pte)"
+	done
+}
+start_test "a failed map's tables"
+BIG="libcrc32c xfs irqbypass kvm"
+missing=
+for m in $BIG; do [ -e $X/$m.ko ] || missing="$missing $m"; done
+if [ "$(uname -m)" != x86_64 ] || [ -n "$missing" ]; then
+	skip "a failed map's tables" "x86_64 with$missing in $X only"
+else
+	rmmod qemu_fw_cfg 2>/dev/null
+	check "no module is loaded" test "$(wc -l < /proc/modules)" = 0
+	# the leaf tables' level: 3 of 0-3, 4 where LA57 gives five levels
+	L=3
+	grep -qw la57 /proc/cpuinfo && L=4
+	fails="ktrepl: failing a level-$L table as fail_table_level asks
+ktrepl: no memory on node * for a level-$L table"
+	want="$(load_log /lib/modules/ktrepl-test.ko fail_table_level=$L | sed '$d')
+$fails
+ktrepl: module ktrepl not replicated: -12"
+	check "insmod ktrepl-test.ko fail_table_level=$L" \
+		logged insmod /lib/modules/ktrepl-test.ko fail_table_level=$L
+	R=$(grep 'role=replica' $D/summary | head -n1 | kv node)
+	M=$(head -n1 $D/summary | kv master_node)
+	check "the leaf tables' level is $L (paging_levels $(head -n1 $D/summary | kv paging_levels))" \
+		test $((L + 1)) = "$(head -n1 $D/summary | kv paging_levels)"
+	va=0x$(awk '$4 == "[ktrepl]" { print $1; exit }' /proc/kallsyms)
+	rpmd=$(walk_table $R $va pmd)
+	check "node $R owns the PMD table over ktrepl.ko (got $rpmd, the master's $(walk_table $M $va pmd)) and shares its leaf table" \
+		test "$rpmd" != "$(walk_table $M $va pmd)" -a \
+			"$(walk_table $R $va pte)" = "$(walk_table $M $va pte)"
+	before=$(slots $M $va)
+	for m in $BIG; do
+		want="$want
+% insmod $X/$m.ko
+$fails
+ktrepl: module $m not replicated: -12"
+		check "insmod $m" logged insmod $X/$m.ko
+	done
+	after=$(slots $M $va)
+	echo "$before" | sed 's/^/# the master before: /'
+	echo "$after" | sed 's/^/# the master after:  /'
+	new=$(echo "$after" | grep -v '=$' | grep -vxF "$before" | sed 's/=.*//')
+	if [ -z "$new" ]; then
+		skip "node $R's PMD table maps the slots the modules added" "the master gained no slot past ktrepl.ko's"
+	else
+		bad=
+		for sl in $new; do
+			[ "$(walk_table $R $sl pte)" = "$(walk_table $M $sl pte)" ] ||
+				bad="$bad $sl (got '$(walk_table $R $sl pte)', want '$(walk_table $M $sl pte)')"
+		done
+		check "node $R's PMD table maps the $(echo $new | wc -w) slots the modules added as the master's does${bad:+:$bad}" \
+			test -z "$bad"
+	fi
+	check "verify: healthy" ktrepl-dump --verify
+	check "rmmod" logged rmmod ktrepl
+	want="$want
+$(unload_log)"
+	check "every page allocated was freed" all_freed
+	check_log "the failed maps, then the unload" "$want"
+fi
+
 check_dmesg_clean
 done_testing
