@@ -262,8 +262,9 @@ static int resync_table(struct ktr_node *n, struct ktr_table *t, bool fix,
  * span: a missed update may lie anywhere a node owns a table.
  *
  * Context: process, from the fail-safe only, with nothing running on a
- * node's tables (activation paused); takes tables_lock table by table,
- * as the mirror's probes do, which may run meanwhile.
+ * node's tables (activation paused), under mods_lock (no module map or
+ * unmap meanwhile); takes tables_lock table by table, as the mirror's
+ * probes do, which may run meanwhile.
  */
 int ktr_tables_resync(bool fix)
 {
@@ -271,6 +272,7 @@ int ktr_tables_resync(bool fix)
 	int nid, differ = 0, ret;
 
 	ktr_failsafe_lock_assert_held();
+	ktr_modules_lock_assert_held();
 	for_each_online_node(nid) {
 		struct ktr_node *n = &ktr.nodes[nid];
 		struct ktr_table *t;

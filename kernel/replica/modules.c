@@ -98,6 +98,22 @@ void ktr_modules_lock_assert_held(void)
 }
 
 /*
+ * The fail-safe's table resync holds it so that no module is mapped or
+ * unmapped meanwhile: a map links tables and grows the mirror's span
+ * before its full mirror, and a check pass in between would count the
+ * entries the mirror has yet to copy. Order: under failsafe_lock (core.h).
+ */
+void ktr_modules_lock(void)
+{
+	mutex_lock(&mods_lock);
+}
+
+void ktr_modules_unlock(void)
+{
+	mutex_unlock(&mods_lock);
+}
+
+/*
  * Activation mm keeps the master's text leaves non-global (mm_x86.c), and
  * so those over each replicated module (module_leaves.c). The activation
  * calls this down when it is chosen, before any module is replicated, and

@@ -23,5 +23,7 @@ void ktr_modules_visit_chunks(ktr_chunk_fn fn);
 void ktr_modules_want_nonglobal(bool want);	/* activation.c, at changes */
 /* this thread holds mods_lock (empty where lockdep is off) */
 void ktr_modules_lock_assert_held(void);
+void ktr_modules_lock(void);	/* the fail-safe's table resync */
+void ktr_modules_unlock(void);
 
 #endif
