@@ -342,8 +342,13 @@ static void unmap_and_unlist(struct ktr_module *km)
 	if (READ_ONCE(km->mapped))
 		ktr_module_move_leaves(km, false);
 	list_del_rcu(&km->list);
-	/* the patch hook runs with preemption off */
-	synchronize_rcu();
+	/*
+	 * The patch hook runs with preemption off. Expedited: a normal grace
+	 * period made each module's unload 16 ms longer under TCG, on top
+	 * of the kernel's own (a module unload is an admin's act, as the
+	 * copy's expedited one is; rcupdate.rcu_normal=1 makes it normal).
+	 */
+	synchronize_rcu_expedited();
 }
 
 static struct ktr_module *find_listed(struct module *mod)
@@ -373,12 +378,21 @@ static void protect_module(struct ktr_module *km)
 	}
 }
 
-/* unmapped, unlisted, freed, and its aliases writable in every node's tables */
+/*
+ * Unmapped, unlisted, freed, and its aliases writable in every node's
+ * tables. As at replication, the aliases' protection changes reach the
+ * node tables through one full mirror, not one per set_memory call (a
+ * module's unload paid 15 ms for them under TCG). A copy is freed before
+ * that mirror runs, and no node reaches it meanwhile: no node leaf maps
+ * it any more, and its direct-map alias lies in tables no node owns.
+ */
 static void forget_module(struct ktr_module *km)
 {
 	lockdep_assert_held(&mods_lock);
 	unmap_and_unlist(km);
+	ktr_mirror_defer(true);
 	free_module_replicas(km);
+	ktr_mirror_defer(false);
 	if (ktr_alias_protected() && KTR_ARCH_PROTECT_CHANGES_ALIASES)
 		ktr_mirror_range(0, ULONG_MAX);
 }
@@ -612,13 +626,16 @@ void ktr_modules_stop(void)
 void ktr_modules_free(void)
 {
 	struct ktr_module *km, *tmp;
+	LIST_HEAD(gone);
 
 	mutex_lock(&mods_lock);
-	list_for_each_entry_safe(km, tmp, &ktr_modules, list) {
-		list_del_rcu(&km->list);
-		synchronize_rcu();
+	/*
+	 * One grace period for all (the patch hook runs with preemption off),
+	 * not one a module: 3 s of an unload among 200 modules under TCG.
+	 */
+	list_splice_init_rcu(&ktr_modules, &gone, synchronize_rcu);
+	list_for_each_entry_safe(km, tmp, &gone, list)
 		free_module_replicas(km);
-	}
 	mutex_unlock(&mods_lock);
 	ktr_chunks_beyond_core(NULL);
 	ktr_mirror_set_span(ULONG_MAX, 0);
