@@ -149,6 +149,19 @@ static u64 *linear_pte(unsigned long va)
 	return e;
 }
 
+/* a protection change here rewrites no mapping of the image */
+int ktr_arch_image_aliases_init(void)
+{
+	return 0;
+}
+
+bool ktr_arch_protect_may_touch_image(unsigned long addr,
+				      unsigned long numpages)
+{
+	return false;
+}
+NOKPROBE_SYMBOL(ktr_arch_protect_may_touch_image);
+
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {
 	unsigned long va, end = addr + numpages * PAGE_SIZE;

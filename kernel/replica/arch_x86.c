@@ -62,6 +62,72 @@ void ktr_arch_leave_root(void)
 	switch_mm_irqs_off_fn(NULL, x86_init_mm, NULL);
 }
 
+/*
+ * CPA rewrites the image's mapping of a page too (its "high alias")
+ * when the page lies in the span the image keeps mapped, _text to
+ * _brk_end rounded up to 2 MiB, as CPA's own test has it: freed init
+ * memory, reused by the page allocator. The image's mapping is in
+ * tables every node owns. The memory past _brk_end that the kernel
+ * frees is no longer mapped there, and module pages often come from it
+ * (x86_64 6.1 guests: most of a module's pages): _end would send every
+ * one of their protection changes through a full mirror. Inclusive; 0:
+ * unknown.
+ */
+static unsigned long image_first_pfn, image_last_pfn;
+
+int ktr_arch_image_aliases_init(void)
+{
+	unsigned long text = ktr_ksym("_text"), end = ktr_ksym("_brk_end");
+
+	/* _end: past _brk_end, so a superset */
+	if (!end)
+		end = ktr_ksym("_end");
+	if (!text || !end)
+		return -ENOENT;
+	image_first_pfn = __pa_symbol(text & PMD_MASK) >> PAGE_SHIFT;
+	image_last_pfn = __pa_symbol(ALIGN(end, PMD_SIZE)) >> PAGE_SHIFT;
+	return 0;
+}
+
+static bool in_image_span(unsigned long first, unsigned long last)
+{
+	return first <= image_last_pfn && last >= image_first_pfn;
+}
+NOKPROBE_SYMBOL(in_image_span);
+
+/*
+ * A module's and BPF's pages are vmalloc pages, one PFN each; a copy's
+ * alias is the direct map's, a PFN range. Anything else (the image's own
+ * mapping, whose direct-map alias no node owns): true, which costs the
+ * caller one full mirror.
+ */
+bool ktr_arch_protect_may_touch_image(unsigned long addr,
+				      unsigned long numpages)
+{
+	unsigned long i, pfn;
+
+	if (!numpages)
+		return false;	/* CPA changes nothing */
+	if (!image_last_pfn)
+		return true;
+	if (is_vmalloc_addr((void *)addr) ||
+	    (addr >= MODULES_VADDR && addr < MODULES_END)) {
+		for (i = 0; i < numpages; i++) {
+			pfn = vmalloc_to_pfn((void *)(addr + i * PAGE_SIZE));
+			if (!pfn || in_image_span(pfn, pfn))
+				return true;
+		}
+		return false;
+	}
+	if (addr >= PAGE_OFFSET && addr < __START_KERNEL_map &&
+	    virt_addr_valid((void *)addr)) {
+		pfn = __pa(addr) >> PAGE_SHIFT;
+		return in_image_span(pfn, pfn + numpages - 1);
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(ktr_arch_protect_may_touch_image);
+
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {
 	static int (*set_ro)(unsigned long addr, int numpages);

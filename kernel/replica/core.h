@@ -193,6 +193,15 @@ void ktr_arch_leave_root(void);
  */
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro);
 /*
+ * Where KTR_ARCH_PROTECT_CHANGES_ALIASES: ktr_arch_image_aliases_init()
+ * at load, before any probe is armed, then whether a set_memory call on
+ * numpages pages at addr may also rewrite the image's own mapping of one
+ * of them (true when it cannot tell). Any context.
+ */
+int ktr_arch_image_aliases_init(void);
+bool ktr_arch_protect_may_touch_image(unsigned long addr,
+				      unsigned long numpages);
+/*
  * Drop every CPU's TLB entries for [start, end), global ones too.
  * Process context, unless KTR_ARCH_FLUSH_ANYWHERE (a broadcast
  * invalidate, no IPIs: fine with interrupts off and in stop_machine()).

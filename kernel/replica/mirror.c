@@ -346,8 +346,15 @@ static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 1;	/* its caller mirrors every owned table */
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
-	/* x86 CPA rewrites the image's alias of a page too: see below */
-	if (KTR_ARCH_PROTECT_CHANGES_ALIASES) {
+	/*
+	 * x86 CPA rewrites the image's mapping of a page of freed init
+	 * memory too: then every owned table, else the range's alone (a
+	 * full mirror is 2 ms under TCG, and a module's load makes about
+	 * ten such calls)
+	 */
+	if (KTR_ARCH_PROTECT_CHANGES_ALIASES &&
+	    ktr_arch_protect_may_touch_image(a->start,
+					     regs_get_kernel_argument(regs, 1))) {
 		a->start = 0;
 		a->end = ULONG_MAX;
 	}
@@ -439,6 +446,9 @@ bool ktr_mirror_hook(void)
 	int ret;
 
 	if (!nr_mirror_probes) {
+		/* unknown: every protection change mirrors every table */
+		if (ktr_arch_image_aliases_init())
+			pr_warn("the image's physical span is unknown: every protection change mirrors every owned table\n");
 		hull_lo = ktr.regions[0].start > KTR_MIRROR_HULL_REACH ?
 				  ktr.regions[0].start - KTR_MIRROR_HULL_REACH :
 				  0;
