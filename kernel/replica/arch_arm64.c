@@ -155,12 +155,14 @@ int ktr_arch_image_aliases_init(void)
 	return 0;
 }
 
-bool ktr_arch_protect_may_touch_image(unsigned long addr,
-				      unsigned long numpages)
+bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
+				  unsigned long *lo, unsigned long *end)
 {
-	return false;
+	*lo = ULONG_MAX;
+	*end = 0;
+	return true;
 }
-NOKPROBE_SYMBOL(ktr_arch_protect_may_touch_image);
+NOKPROBE_SYMBOL(ktr_arch_protect_image_alias);
 
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {

@@ -64,24 +64,21 @@ void ktr_arch_leave_root(void)
 
 /*
  * CPA rewrites the image's mapping of a page too (its "high alias")
- * when the page lies in the span the image keeps mapped, _text to
- * _brk_end rounded up to 2 MiB, as CPA's own test has it: freed init
- * memory, reused by the page allocator. The image's mapping is in
- * tables every node owns. The memory past _brk_end that the kernel
- * frees is no longer mapped there, and module pages often come from it
- * (x86_64 6.1 guests: most of a module's pages): _end would send every
- * one of their protection changes through a full mirror. Inclusive; 0:
+ * when the page lies in the span the image keeps mapped, _text to the
+ * value of _brk_end rounded up to 2 MiB, as CPA's own test has it: freed
+ * init memory, reused by the page allocator, among them module pages.
+ * The image's mapping is in tables every node owns. Inclusive; 0:
  * unknown.
  */
 static unsigned long image_first_pfn, image_last_pfn;
 
 int ktr_arch_image_aliases_init(void)
 {
-	unsigned long text = ktr_ksym("_text"), end = ktr_ksym("_brk_end");
+	unsigned long text = ktr_ksym("_text");
+	unsigned long *brk_end = (void *)ktr_ksym_quiet("_brk_end");
+	/* _brk_end is a variable; _end lies past its value: a superset */
+	unsigned long end = brk_end ? READ_ONCE(*brk_end) : ktr_ksym("_end");
 
-	/* _end: past _brk_end, so a superset */
-	if (!end)
-		end = ktr_ksym("_end");
 	if (!text || !end)
 		return -ENOENT;
 	image_first_pfn = __pa_symbol(text & PMD_MASK) >> PAGE_SHIFT;
@@ -89,44 +86,65 @@ int ktr_arch_image_aliases_init(void)
 	return 0;
 }
 
-static bool in_image_span(unsigned long first, unsigned long last)
+/* the image's own mapping of a PFN of its span */
+static unsigned long image_va(unsigned long pfn)
 {
-	return first <= image_last_pfn && last >= image_first_pfn;
+	return (pfn << PAGE_SHIFT) - phys_base + __START_KERNEL_map;
 }
-NOKPROBE_SYMBOL(in_image_span);
+NOKPROBE_SYMBOL(image_va);
+
+/* widen [*lo, *end) by the image's mapping of PFNs first..last in its span */
+static void add_image_alias(unsigned long first, unsigned long last,
+			    unsigned long *lo, unsigned long *end)
+{
+	first = max(first, image_first_pfn);
+	last = min(last, image_last_pfn);
+	if (first > last)
+		return;
+	*lo = min(*lo, image_va(first));
+	*end = max(*end, image_va(last) + PAGE_SIZE);
+}
+NOKPROBE_SYMBOL(add_image_alias);
 
 /*
- * A module's and BPF's pages are vmalloc pages, one PFN each; a copy's
- * alias is the direct map's, a PFN range. Anything else (the image's own
- * mapping, whose direct-map alias no node owns): true, which costs the
- * caller one full mirror.
+ * A module's and BPF's pages are vmalloc pages, one PFN each (above 4
+ * MiB of them: cannot tell, rather than walk long with preemption off);
+ * a copy's alias is the direct map's, a PFN range. Anything else (the
+ * image's own mapping, whose direct-map alias no node owns): cannot
+ * tell, which costs the caller one full mirror.
  */
-bool ktr_arch_protect_may_touch_image(unsigned long addr,
-				      unsigned long numpages)
+bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
+				  unsigned long *lo, unsigned long *end)
 {
-	unsigned long i, pfn;
+	unsigned long pfn;
+	long i;
 
-	if (!numpages)
-		return false;	/* CPA changes nothing */
-	if (!image_last_pfn)
-		return true;
+	*lo = ULONG_MAX;
+	*end = 0;
+	if (!image_last_pfn || numpages > SZ_4M / PAGE_SIZE)
+		return false;
 	if (is_vmalloc_addr((void *)addr) ||
 	    (addr >= MODULES_VADDR && addr < MODULES_END)) {
 		for (i = 0; i < numpages; i++) {
-			pfn = vmalloc_to_pfn((void *)(addr + i * PAGE_SIZE));
-			if (!pfn || in_image_span(pfn, pfn))
-				return true;
+			struct page *page = vmalloc_to_page(
+				(void *)(addr + i * PAGE_SIZE));
+
+			if (!page)
+				return false;
+			pfn = page_to_pfn(page);
+			add_image_alias(pfn, pfn, lo, end);
 		}
-		return false;
+		return true;
 	}
 	if (addr >= PAGE_OFFSET && addr < __START_KERNEL_map &&
 	    virt_addr_valid((void *)addr)) {
 		pfn = __pa(addr) >> PAGE_SHIFT;
-		return in_image_span(pfn, pfn + numpages - 1);
+		add_image_alias(pfn, pfn + numpages - 1, lo, end);
+		return true;
 	}
-	return true;
+	return false;
 }
-NOKPROBE_SYMBOL(ktr_arch_protect_may_touch_image);
+NOKPROBE_SYMBOL(ktr_arch_protect_image_alias);
 
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {

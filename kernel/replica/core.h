@@ -194,13 +194,14 @@ void ktr_arch_leave_root(void);
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro);
 /*
  * Where KTR_ARCH_PROTECT_CHANGES_ALIASES: ktr_arch_image_aliases_init()
- * at load, before any probe is armed, then whether a set_memory call on
- * numpages pages at addr may also rewrite the image's own mapping of one
- * of them (true when it cannot tell). Any context.
+ * at load, before any probe is armed; then, for a set_memory call on
+ * numpages (> 0) pages at addr, the VAs of the image's own mapping that
+ * it may rewrite too, [*lo, *end) (empty: lo >= end), or false when it
+ * cannot tell. Any context.
  */
 int ktr_arch_image_aliases_init(void);
-bool ktr_arch_protect_may_touch_image(unsigned long addr,
-				      unsigned long numpages);
+bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
+				  unsigned long *lo, unsigned long *end);
 /*
  * Drop every CPU's TLB entries for [start, end), global ones too.
  * Process context, unless KTR_ARCH_FLUSH_ANYWHERE (a broadcast

@@ -302,6 +302,8 @@ int ktr_tables_resync(bool fix)
 /* the mirror hooks: (start, end) taken at entry, mirrored at return */
 struct mirror_args {
 	unsigned long start, end;
+	/* x86: the image's own mapping of the pages, which CPA rewrites too */
+	unsigned long alias_start, alias_end;
 };
 
 /* whether [start, end) may touch an owned table, now or later */
@@ -332,6 +334,8 @@ static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	ktr_mirror_poll_misses();
 	a->start = regs_get_kernel_argument(regs, 0);
 	a->end = regs_get_kernel_argument(regs, 1);
+	a->alias_start = 0;
+	a->alias_end = 0;
 	/* nonzero: no return handler, the instance goes back at once */
 	return !crosses_hull(a->start, a->end);
 }
@@ -340,25 +344,31 @@ NOKPROBE_SYMBOL(range_entry);
 static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mirror_args *a = (void *)ri->data;
+	long numpages;
 
 	ktr_mirror_poll_misses();
 	if (READ_ONCE(mirror_deferring) == current)
 		return 1;	/* its caller mirrors every owned table */
+	/* an int: the upper half of the register is undefined */
+	numpages = (int)regs_get_kernel_argument(regs, 1);
 	a->start = regs_get_kernel_argument(regs, 0);
-	a->end = a->start + regs_get_kernel_argument(regs, 1) * PAGE_SIZE;
+	a->end = a->start + max(numpages, 0L) * PAGE_SIZE;
+	a->alias_start = 0;
+	a->alias_end = 0;
 	/*
-	 * x86 CPA rewrites the image's mapping of a page of freed init
-	 * memory too: then every owned table, else the range's alone (a
-	 * full mirror is 2 ms under TCG, and a module's load makes about
-	 * ten such calls)
+	 * x86 CPA rewrites the image's own mapping of a page in the image's
+	 * span (freed init memory) too: that range as well, or every owned
+	 * table where the arch cannot tell (a full mirror is 2 ms under
+	 * TCG, and a module's load makes about ten such calls)
 	 */
-	if (KTR_ARCH_PROTECT_CHANGES_ALIASES &&
-	    ktr_arch_protect_may_touch_image(a->start,
-					     regs_get_kernel_argument(regs, 1))) {
+	if (KTR_ARCH_PROTECT_CHANGES_ALIASES && numpages > 0 &&
+	    !ktr_arch_protect_image_alias(a->start, numpages, &a->alias_start,
+					  &a->alias_end)) {
 		a->start = 0;
 		a->end = ULONG_MAX;
 	}
-	return !crosses_hull(a->start, a->end);
+	return !crosses_hull(a->start, a->end) &&
+	       !crosses_hull(a->alias_start, a->alias_end);
 }
 NOKPROBE_SYMBOL(pages_entry);
 
@@ -389,6 +399,9 @@ static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 */
 	if (ktr_mirror_range(a->start, a->end) && KTR_ARCH_FLUSH_ANYWHERE)
 		ktr_arch_flush_kernel_range(a->start, a->end);
+	/* x86 only (KTR_ARCH_FLUSH_ANYWHERE false): no flush from here */
+	if (a->alias_end > a->alias_start)
+		ktr_mirror_range(a->alias_start, a->alias_end);
 	return 0;
 }
 NOKPROBE_SYMBOL(mirror_return);

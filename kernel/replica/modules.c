@@ -384,7 +384,9 @@ static void protect_module(struct ktr_module *km)
  * node tables through one full mirror, not one per set_memory call (a
  * module's unload paid 15 ms for them under TCG). A copy is freed before
  * that mirror runs, and no node reaches it meanwhile: no node leaf maps
- * it any more, and its direct-map alias lies in tables no node owns.
+ * it any more, its direct-map alias lies in tables no node owns, and
+ * where an x86 copy came from the image's span, nothing uses its image
+ * alias, which a node may see stale until that mirror.
  */
 static void forget_module(struct ktr_module *km)
 {
