@@ -8,23 +8,6 @@
 . /lib.sh
 WANT=${WANT:-200}
 ROUNDS=${ROUNDS:-2}
-uptime_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
-# load_all: the first WANT modules that load (a driver without its
-# hardware refuses), each timed to the centisecond, named in /tmp/loaded
-load_all() {
-	: > /tmp/loaded
-	k=0
-	cs=0
-	while read f && [ $k -lt $WANT ]; do
-		t0=$(uptime_cs)
-		if insmod "/lib/modules/many/$f" 2>/dev/null; then
-			cs=$((cs + $(uptime_cs) - t0))
-			k=$((k + 1))
-			echo "$f" | sed 's/^[0-9]*-//; s/\.ko$//; s/-/_/g' >> /tmp/loaded
-		fi
-	done < /lib/modules/many/list
-	echo "loaded=$k load_cs=$cs"
-}
 # unload_all: those, in reverse order, each timed
 unload_all() {
 	cs=0
@@ -38,10 +21,10 @@ unload_all() {
 }
 i=0
 while [ $i -lt "$ROUNDS" ]; do
-	echo "@@plain@@ $(load_all) $(unload_all)"
+	echo "@@plain@@ $(load_many $WANT) $(unload_all)"
 	insmod /lib/modules/ktrepl-test.ko
-	echo "@@ktrepl@@ $(load_all) $(unload_all)"
-	load_all > /dev/null
+	echo "@@ktrepl@@ $(load_many $WANT) $(unload_all)"
+	load_many $WANT > /dev/null
 	t0=$(uptime_cs)
 	rmmod ktrepl
 	echo "@@release@@ modules=$(wc -l < /tmp/loaded) rmmod_cs=$(($(uptime_cs) - t0))"

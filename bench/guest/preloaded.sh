@@ -6,20 +6,8 @@
 . /lib.sh
 WANT=${WANT:-200}
 LOADS=${LOADS:-3}
-uptime_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
-# only the loads that succeeded are timed (a driver without its
-# hardware refuses, and is no module the load replicates): each to the
-# centisecond, whose rounding averages out over the sum
-k=0
-cs=0
-while read f && [ $k -lt $WANT ]; do
-	t0=$(uptime_cs)
-	if insmod "/lib/modules/many/$f" 2>/dev/null; then
-		cs=$((cs + $(uptime_cs) - t0))
-		k=$((k + 1))
-	fi
-done < /lib/modules/many/list
-echo "@@preloaded@@ modules=$k centisec=$cs"
+loaded=$(load_many $WANT)
+echo "@@preloaded@@ modules=$(echo "$loaded" | kv loaded) centisec=$(echo "$loaded" | kv load_cs)"
 i=0
 while [ $i -lt $LOADS ]; do
 	dmesg -c > /dev/null

@@ -20,9 +20,6 @@ iters() {
 	for i in $(kv iterations < $D/tasks); do s=$((s + i)); done
 	echo $s
 }
-uptime_cs() {
-	cut -d' ' -f1 /proc/uptime | tr -d .
-}
 # the task's time on a CPU in ns (schedstat: the scheduler's own clock),
 # not utime+stime, which charge a whole 10 ms tick to whatever runs when
 # it fires: a tool that wakes briefly once a second got 0 or 2 of them

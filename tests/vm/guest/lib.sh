@@ -326,6 +326,29 @@ D=/sys/kernel/debug/ktrepl
 
 # busybox date has no %N: milliseconds from /proc/uptime
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+# and centiseconds, /proc/uptime's own resolution, with no awk to start
+uptime_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+
+# load_many WANT: the first WANT modules of /lib/modules/many/list
+# (ktvm.many_modules()) that load, in its order; a driver without its
+# hardware refuses, and the next is tried. Each successful insmod is
+# timed to the centisecond (the rounding averages out over the sum);
+# the names, as /proc/modules spells them, go to /tmp/loaded in load
+# order. Prints "loaded=N load_cs=CS".
+load_many() {
+	: > /tmp/loaded
+	_n=0
+	_cs=0
+	while [ $_n -lt "$1" ] && read -r _f; do
+		_t0=$(uptime_cs)
+		if insmod "/lib/modules/many/$_f" 2>/dev/null; then
+			_cs=$((_cs + $(uptime_cs) - _t0))
+			_n=$((_n + 1))
+			echo "$_f" | sed 's/^[0-9]*-//; s/\.ko$//; s/-/_/g' >> /tmp/loaded
+		fi
+	done < /lib/modules/many/list
+	echo "loaded=$_n load_cs=$_cs"
+}
 
 # audit_settle: where an audit runs (arm64), wait until a whole pass ran
 # after the last patch. A pass compares every master page that changed

@@ -20,21 +20,10 @@ start_test "many modules"
 want=$(load_log /lib/modules/ktrepl-test.ko fault_inject=1)
 check "insmod ktrepl-test.ko fault_inject=1" \
 	logged insmod /lib/modules/ktrepl-test.ko fault_inject=1
-n=0
-last=
-: > /tmp/loaded
-t0=$(cut -d. -f1 /proc/uptime)
-while read -r f; do
-	[ $n -ge $WANT ] && break
-	m=$(basename "$f" .ko)
-	m=${m#*-}
-	if insmod "/lib/modules/many/$f" 2>/dev/null; then
-		n=$((n + 1))
-		last=$(echo "$m" | tr - _)
-		echo "$last" >> /tmp/loaded
-	fi
-done < /lib/modules/many/list
-echo "# loaded $n modules in $(($(cut -d. -f1 /proc/uptime) - t0)) s; the last: $last"
+loaded=$(load_many $WANT)
+n=$(echo "$loaded" | kv loaded)
+last=$(tail -n1 /tmp/loaded)
+echo "# loaded $n modules in $(($(echo "$loaded" | kv load_cs) / 100)) s; the last: $last"
 check "$WANT modules loaded (got $n)" test $n -ge $WANT
 total=$(grep -c . /proc/modules)
 reps=$(head -n1 $D/summary | kv modules)
