@@ -67,18 +67,6 @@ static inline void ktr_compat_pmd_table_ctor(struct page *page)
 #endif
 }
 
-/*
- * x86 6.2 gave set_memory_rox() its own implementation: the module
- * loader, kprobes, ftrace and BPF make text executable through it, past
- * set_memory_ro() and set_memory_x(). Elsewhere it calls those two.
- * Expands to probe(symbol), for each such symbol.
- */
-#if defined(CONFIG_X86_64) && KTR_SINCE(6, 2)
-#define KTR_COMPAT_OWN_ROX_PROBES(probe) probe("set_memory_rox"),
-#else
-#define KTR_COMPAT_OWN_ROX_PROBES(probe)
-#endif
-
 #ifdef CONFIG_X86_64
 #include <asm/mmu.h>
 #include <linux/smp.h>

@@ -155,14 +155,28 @@ int ktr_arch_image_aliases_init(void)
 	return 0;
 }
 
-bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
-				  unsigned long *lo, unsigned long *end)
+/* set_memory_rox() is ro, then x */
+const struct ktr_protect_probe ktr_arch_protect_probes[KTR_MAX_PROTECT_PROBES] = {
+	{ "set_memory_ro", KTR_PROTECT_PAGES },
+	{ "set_memory_rw", KTR_PROTECT_PAGES },
+	{ "set_memory_x", KTR_PROTECT_PAGES },
+	{ "set_memory_nx", KTR_PROTECT_PAGES },
+};
+
+/* set_memory_*(addr, numpages): the probe list has no other kind */
+bool ktr_arch_protect_span(enum ktr_protect_args args, struct pt_regs *regs,
+			   struct ktr_protect_span *s)
 {
-	*lo = ULONG_MAX;
-	*end = 0;
-	return true;
+	/* an int: the upper half of the register is undefined */
+	long numpages = (int)regs_get_kernel_argument(regs, 1);
+
+	s->start = regs_get_kernel_argument(regs, 0);
+	s->end = s->start + max(numpages, 0L) * PAGE_SIZE;
+	s->alias_start = ULONG_MAX;
+	s->alias_end = 0;
+	return args == KTR_PROTECT_PAGES;
 }
-NOKPROBE_SYMBOL(ktr_arch_protect_image_alias);
+NOKPROBE_SYMBOL(ktr_arch_protect_span);
 
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {

@@ -107,21 +107,34 @@ static void add_image_alias(unsigned long first, unsigned long last,
 NOKPROBE_SYMBOL(add_image_alias);
 
 /*
- * A module's and BPF's pages are vmalloc pages, one PFN each (above 4
- * MiB of them: cannot tell, rather than walk long with preemption off);
- * a copy's alias is the direct map's, a PFN range. Anything else (the
- * image's own mapping, whose direct-map alias no node owns): cannot
- * tell, which costs the caller one full mirror.
+ * Every CPA change that can rewrite a mapping a node owns.
+ * change_page_attr_set_clr() is the funnel of set_memory_*() (ro, rw, x,
+ * nx, rox, uc, wc, wb, np, 4k...), set_pages_*() and set_pages_array_*(),
+ * but for the two callers that run its core, __change_page_attr_set_clr(),
+ * with aliases themselves. tests/unit/mirror-funnels.t checks each -dbg
+ * vmlinux for another way in.
  */
-bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
-				  unsigned long *lo, unsigned long *end)
+const struct ktr_protect_probe ktr_arch_protect_probes[KTR_MAX_PROTECT_PROBES] = {
+	{ "change_page_attr_set_clr", KTR_PROTECT_CPA },
+	{ "set_pages_array_wb", KTR_PROTECT_PAGE_ARRAY },
+	{ "__set_memory_enc_pgtable", KTR_PROTECT_PAGES },
+};
+
+/*
+ * The image's mapping of numpages pages at addr that CPA may rewrite
+ * with them, added to s. A module's and BPF's pages are vmalloc pages,
+ * one PFN each (above 4 MiB of them: cannot tell, rather than walk long
+ * with preemption off); a copy's or a driver's, direct-map pages, a PFN
+ * range. Anything else (the image's own mapping, whose direct-map alias
+ * no node owns): cannot tell.
+ */
+static bool image_alias_of_range(unsigned long addr, long numpages,
+				 struct ktr_protect_span *s)
 {
 	unsigned long pfn;
 	long i;
 
-	*lo = ULONG_MAX;
-	*end = 0;
-	if (!image_last_pfn || numpages > SZ_4M / PAGE_SIZE)
+	if (numpages > SZ_4M / PAGE_SIZE)
 		return false;
 	if (is_vmalloc_addr((void *)addr) ||
 	    (addr >= MODULES_VADDR && addr < MODULES_END)) {
@@ -132,19 +145,102 @@ bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
 			if (!page)
 				return false;
 			pfn = page_to_pfn(page);
-			add_image_alias(pfn, pfn, lo, end);
+			add_image_alias(pfn, pfn, &s->alias_start,
+					&s->alias_end);
 		}
 		return true;
 	}
 	if (addr >= PAGE_OFFSET && addr < __START_KERNEL_map &&
 	    virt_addr_valid((void *)addr)) {
 		pfn = __pa(addr) >> PAGE_SHIFT;
-		add_image_alias(pfn, pfn + numpages - 1, lo, end);
+		add_image_alias(pfn, pfn + numpages - 1, &s->alias_start,
+				&s->alias_end);
 		return true;
 	}
 	return false;
 }
-NOKPROBE_SYMBOL(ktr_arch_protect_image_alias);
+NOKPROBE_SYMBOL(image_alias_of_range);
+
+/* the same for an array of pages, whose own mapping is the direct map's */
+static bool image_alias_of_pages(struct page **pages, long numpages,
+				 struct ktr_protect_span *s)
+{
+	unsigned long pfn;
+	long i;
+
+	if (!pages || numpages > SZ_4M / PAGE_SIZE)
+		return false;
+	for (i = 0; i < numpages; i++) {
+		pfn = page_to_pfn(READ_ONCE(pages[i]));
+		add_image_alias(pfn, pfn, &s->alias_start, &s->alias_end);
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(image_alias_of_pages);
+
+/*
+ * change_page_attr_set_clr(addr, numpages, mask_set, mask_clr,
+ * force_split, in_flag, pages), the funnel of x86's CPA: its in_flag
+ * bits (set_memory.c's own, unchanged from 4.19 to 6.12), and its test
+ * for whether a change rewrites the page's other mappings too (no
+ * change of NX alone does, nor one its caller says not to).
+ */
+#define KTR_CPA_ARRAY 2
+#define KTR_CPA_PAGES_ARRAY 4
+#define KTR_CPA_NO_CHECK_ALIAS 8
+
+static bool cpa_span(struct pt_regs *regs, long numpages,
+		     struct ktr_protect_span *s)
+{
+	unsigned long *addr = (void *)regs_get_kernel_argument(regs, 0);
+	u64 masks = regs_get_kernel_argument(regs, 2) |
+		    regs_get_kernel_argument(regs, 3);
+	int in_flag = regs_get_kernel_argument(regs, 5);
+	bool aliases = masks != _PAGE_NX && !(in_flag & KTR_CPA_NO_CHECK_ALIAS);
+
+	/* an array of addresses: none of the kernels covered passes one */
+	if (in_flag & KTR_CPA_ARRAY)
+		return false;
+	/* pages: changed through the direct map, no node owns its tables */
+	if (in_flag & KTR_CPA_PAGES_ARRAY)
+		return !aliases ||
+		       image_alias_of_pages(
+			       (void *)regs_get_kernel_argument(regs, 6),
+			       numpages, s);
+	s->start = READ_ONCE(*addr) & PAGE_MASK;
+	s->end = s->start + numpages * PAGE_SIZE;
+	return !aliases || image_alias_of_range(s->start, numpages, s);
+}
+NOKPROBE_SYMBOL(cpa_span);
+
+bool ktr_arch_protect_span(enum ktr_protect_args args, struct pt_regs *regs,
+			   struct ktr_protect_span *s)
+{
+	/* an int: the upper half of the register is undefined */
+	long numpages = (int)regs_get_kernel_argument(regs, 1);
+	unsigned long addr = regs_get_kernel_argument(regs, 0);
+
+	s->start = 0;
+	s->end = 0;
+	s->alias_start = ULONG_MAX;
+	s->alias_end = 0;
+	if (numpages <= 0)
+		return true;
+	if (!image_last_pfn)
+		return false;
+	switch (args) {
+	case KTR_PROTECT_PAGES:
+		s->start = addr;
+		s->end = addr + numpages * PAGE_SIZE;
+		return image_alias_of_range(addr, numpages, s);
+	case KTR_PROTECT_PAGE_ARRAY:
+		return image_alias_of_pages((void *)addr, numpages, s);
+	case KTR_PROTECT_CPA:
+		return cpa_span(regs, numpages, s);
+	}
+	return false;
+}
+NOKPROBE_SYMBOL(ktr_arch_protect_span);
 
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro)
 {

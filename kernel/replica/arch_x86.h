@@ -20,9 +20,10 @@ struct pt_regs;
 /* no pages below a root that the kernel expects there */
 #define KTR_ARCH_ROOT_LEAD_PAGES 0
 /*
- * set_memory_ro() on a replica's direct-map alias also rewrites the
- * image's mapping of freed init memory in the master's tables, which
- * the table mirror must then follow everywhere.
+ * A change to a page's direct-map mapping rewrites the image's mapping
+ * of it too where the image keeps it mapped (freed init memory, reused
+ * for module pages), in tables every node owns: the table mirror must
+ * follow those as well (ktr_arch_protect_probes[]).
  */
 #define KTR_ARCH_PROTECT_CHANGES_ALIASES true
 /* flush_tlb_kernel_range() sends IPIs: process context only */

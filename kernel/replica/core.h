@@ -192,16 +192,36 @@ void ktr_arch_leave_root(void);
  * -EOPNOTSUPP where the direct map cannot be changed page by page.
  */
 int ktr_arch_protect_alias(unsigned long addr, int numpages, bool ro);
+/* how a protection change the table mirror follows takes its pages */
+enum ktr_protect_args {
+	KTR_PROTECT_PAGES,	/* (addr, numpages, ...) */
+	KTR_PROTECT_PAGE_ARRAY,	/* (struct page **pages, numpages) */
+	KTR_PROTECT_CPA,	/* x86's change_page_attr_set_clr() */
+};
+struct ktr_protect_probe {
+	const char *symbol;
+	enum ktr_protect_args args;
+};
+/* the arch's protection changes, up to KTR_MAX_PROTECT_PROBES */
+#define KTR_MAX_PROTECT_PROBES 4
+extern const struct ktr_protect_probe
+	ktr_arch_protect_probes[KTR_MAX_PROTECT_PROBES];
+/* what one call may rewrite; an empty range: start >= end */
+struct ktr_protect_span {
+	unsigned long start, end;
+	/* x86: the image's own mapping of the pages, which CPA rewrites too */
+	unsigned long alias_start, alias_end;
+};
 /*
- * Where KTR_ARCH_PROTECT_CHANGES_ALIASES: ktr_arch_image_aliases_init()
- * at load, before any probe is armed; then, for a set_memory call on
- * numpages (> 0) pages at addr, the VAs of the image's own mapping that
- * it may rewrite too, [*lo, *end) (empty: lo >= end), or false when it
- * cannot tell. Any context.
+ * ktr_arch_image_aliases_init() at load, before any probe is armed;
+ * then, at a probed protection change's entry (regs), what it may
+ * rewrite, or false when the arch cannot tell, which costs the caller
+ * one full mirror. Any context.
  */
+struct pt_regs;
 int ktr_arch_image_aliases_init(void);
-bool ktr_arch_protect_image_alias(unsigned long addr, long numpages,
-				  unsigned long *lo, unsigned long *end);
+bool ktr_arch_protect_span(enum ktr_protect_args args, struct pt_regs *regs,
+			   struct ktr_protect_span *s);
 /*
  * Drop every CPU's TLB entries for [start, end), global ones too.
  * Process context, unless KTR_ARCH_FLUSH_ANYWHERE (a broadcast

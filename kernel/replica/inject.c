@@ -14,6 +14,7 @@
  *   mm pid=P node=N
  *   miss kind=patch|probe|mirror|veto|table_lost
  *   miss kind=audit (sym=S [off=O] | va=V)
+ *   cpa kind=4k|uc|wb (sym=S [off=O] | va=V)
  *
  * Context: process (a debugfs write), on a kernel the test keeps quiet.
  */
@@ -36,7 +37,7 @@
 
 enum inject_verb {
 	V_FLIP, V_RETVAL, V_TRAP, V_REMAP, V_WRITABLE, V_PGD, V_STALE,
-	V_PM_REVERT, V_MM, V_MISS,
+	V_PM_REVERT, V_MM, V_MISS, V_CPA,
 };
 
 static const char *const verbs[] = {
@@ -44,6 +45,7 @@ static const char *const verbs[] = {
 	[V_REMAP] = "remap",	   [V_WRITABLE] = "writable",
 	[V_PGD] = "pgd",	   [V_STALE] = "stale",
 	[V_PM_REVERT] = "pm_revert", [V_MM] = "mm", [V_MISS] = "miss",
+	[V_CPA] = "cpa",
 };
 
 enum {
@@ -144,11 +146,11 @@ static int parse_command(char *buf, struct inject_cmd *cmd)
 		if (ret)
 			return ret;
 	}
-	/* a miss is the engine's, not one node's */
-	if (cmd->verb == V_MISS) {
+	/* a miss is the engine's, not one node's; so is a kernel's call */
+	if (cmd->verb == V_MISS || cmd->verb == V_CPA) {
 		if (!cmd->kind[0])
 			return -EINVAL;
-		if (strcmp(cmd->kind, "audit"))
+		if (cmd->verb == V_MISS && strcmp(cmd->kind, "audit"))
 			return 0;
 	} else {
 		if (!cmd->has_node || cmd->node >= nr_node_ids ||
@@ -166,7 +168,7 @@ static int parse_command(char *buf, struct inject_cmd *cmd)
 	} else if (!cmd->has_va && !node_wide(cmd->verb)) {
 		return -EINVAL;
 	}
-	if (!node_wide(cmd->verb)) {
+	if (!node_wide(cmd->verb) && cmd->verb != V_CPA) {
 		bool replicated;
 
 		/* a module chunk is looked up under RCU (ktr_find_chunk()) */
@@ -273,6 +275,30 @@ static int write_insn(const struct inject_cmd *cmd)
 	return 0;
 }
 
+/*
+ * What a driver's set_memory call on a page of freed init memory does
+ * (x86): a protection change on the direct-map alias of the image page
+ * at va, which CPA makes to the image's own mapping of it too, in
+ * tables every node owns. Not damage: the table mirror must follow it.
+ */
+static int cpa_image_page(const struct inject_cmd *cmd)
+{
+	static const char *const kinds[] = { "4k", "uc", "wb" };
+	static const char *const fns[] = { "set_memory_4k", "set_memory_uc",
+					   "set_memory_wb" };
+	int kind = match_string(kinds, ARRAY_SIZE(kinds), cmd->kind);
+	int (*set_memory)(unsigned long addr, int numpages);
+
+	if (!IS_ENABLED(CONFIG_X86_64))
+		return -EOPNOTSUPP;
+	if (kind < 0 || cmd->va < ktr_ksym("_text") || cmd->va >= ktr_ksym("_end"))
+		return -EINVAL;
+	set_memory = (void *)ktr_ksym(fns[kind]);
+	if (!set_memory)
+		return -ENOENT;
+	return set_memory((unsigned long)__va(__pa(cmd->va & PAGE_MASK)), 1);
+}
+
 int ktr_inject(const char *text)
 {
 	struct ktr_chunk *c;
@@ -328,6 +354,8 @@ int ktr_inject(const char *text)
 					cmd.has_level ? cmd.level : -1);
 	case V_PM_REVERT:
 		return pm_revert(cmd.node);
+	case V_CPA:
+		return cpa_image_page(&cmd);
 	case V_MM:
 		if (!cmd.has_pid || ktr_activation() != KTREPL_ACT_MM)
 			return -EINVAL;

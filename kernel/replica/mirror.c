@@ -300,12 +300,6 @@ int ktr_tables_resync(bool fix)
 }
 
 /* the mirror hooks: (start, end) taken at entry, mirrored at return */
-struct mirror_args {
-	unsigned long start, end;
-	/* x86: the image's own mapping of the pages, which CPA rewrites too */
-	unsigned long alias_start, alias_end;
-};
-
 /* whether [start, end) may touch an owned table, now or later */
 static bool crosses_hull(unsigned long start, unsigned long end)
 {
@@ -328,7 +322,7 @@ bool ktr_mirror_watches(unsigned long start, unsigned long end)
 
 static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct mirror_args *a = (void *)ri->data;
+	struct ktr_protect_span *a = (void *)ri->data;
 
 	/* a call before this one that found no free instance */
 	ktr_mirror_poll_misses();
@@ -341,36 +335,54 @@ static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(range_entry);
 
-static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * A protection change: its own range, and on x86 the image's mapping of
+ * its pages, which CPA rewrites too (freed init memory); every owned
+ * table where the arch cannot tell (a full mirror is 2 ms under TCG,
+ * and a module's load makes about ten such calls).
+ */
+static int protect_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
+			 enum ktr_protect_args args)
 {
-	struct mirror_args *a = (void *)ri->data;
-	long numpages;
+	struct ktr_protect_span *a = (void *)ri->data;
 
 	ktr_mirror_poll_misses();
 	if (READ_ONCE(mirror_deferring) == current)
 		return 1;	/* its caller mirrors every owned table */
-	/* an int: the upper half of the register is undefined */
-	numpages = (int)regs_get_kernel_argument(regs, 1);
-	a->start = regs_get_kernel_argument(regs, 0);
-	a->end = a->start + max(numpages, 0L) * PAGE_SIZE;
-	a->alias_start = 0;
-	a->alias_end = 0;
-	/*
-	 * x86 CPA rewrites the image's own mapping of a page in the image's
-	 * span (freed init memory) too: that range as well, or every owned
-	 * table where the arch cannot tell (a full mirror is 2 ms under
-	 * TCG, and a module's load makes about ten such calls)
-	 */
-	if (KTR_ARCH_PROTECT_CHANGES_ALIASES && numpages > 0 &&
-	    !ktr_arch_protect_image_alias(a->start, numpages, &a->alias_start,
-					  &a->alias_end)) {
+	if (!ktr_arch_protect_span(args, regs, a)) {
 		a->start = 0;
 		a->end = ULONG_MAX;
 	}
 	return !crosses_hull(a->start, a->end) &&
 	       !crosses_hull(a->alias_start, a->alias_end);
 }
+NOKPROBE_SYMBOL(protect_entry);
+
+/* one per kind of arguments (ktr_arch_protect_probes[]) */
+static int pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return protect_entry(ri, regs, KTR_PROTECT_PAGES);
+}
 NOKPROBE_SYMBOL(pages_entry);
+
+static int page_array_entry(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	return protect_entry(ri, regs, KTR_PROTECT_PAGE_ARRAY);
+}
+NOKPROBE_SYMBOL(page_array_entry);
+
+static int cpa_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return protect_entry(ri, regs, KTR_PROTECT_CPA);
+}
+NOKPROBE_SYMBOL(cpa_entry);
+
+static const kretprobe_handler_t protect_entries[] = {
+	[KTR_PROTECT_PAGES] = pages_entry,
+	[KTR_PROTECT_PAGE_ARRAY] = page_array_entry,
+	[KTR_PROTECT_CPA] = cpa_entry,
+};
 
 /*
  * While on, the calling task's protection changes are not mirrored at
@@ -388,7 +400,7 @@ void ktr_mirror_defer(bool on)
 
 static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct mirror_args *a = (void *)ri->data;
+	struct ktr_protect_span *a = (void *)ri->data;
 
 	/*
 	 * A protection change: the kernel flushed before returning, and a
@@ -409,17 +421,9 @@ NOKPROBE_SYMBOL(mirror_return);
 #define MIRROR_PROBE(sym, entry, ret)                                 \
 	{ .kp.symbol_name = sym, .entry_handler = entry,               \
 	  .handler = ret,                                              \
-	  .data_size = sizeof(struct mirror_args) }
+	  .data_size = sizeof(struct ktr_protect_span) }
 
-#define PAGES_PROBE(sym) MIRROR_PROBE(sym, pages_entry, mirror_return)
-
-/*
- * Each takes (start, end) first. Every map and unmap of the vmalloc
- * area (vmalloc, vmap, vm_map_ram, ioremap, module and BPF code) reaches
- * one of the first three out of line in the kernels the tests cover:
- * tests/unit/mirror-funnels.t checks their -dbg vmlinux.
- */
-static struct kretprobe mirror_probes[] = {
+static struct kretprobe map_probes[] = {
 	/* (addr, end, prot, pages): vmalloc(), vmap(), vm_map_ram() */
 	MIRROR_PROBE("vmap_small_pages_range_noflush", range_entry,
 		     mirror_return),
@@ -431,19 +435,40 @@ static struct kretprobe mirror_probes[] = {
 	MIRROR_PROBE("__vmap_pages_range_noflush", range_entry, mirror_return),
 	MIRROR_PROBE("vmap_pages_range_noflush", range_entry, mirror_return),
 	MIRROR_PROBE("vunmap_range_noflush", range_entry, mirror_return),
-	/* (addr, numpages) */
-	MIRROR_PROBE("set_memory_ro", pages_entry, mirror_return),
-	MIRROR_PROBE("set_memory_rw", pages_entry, mirror_return),
-	MIRROR_PROBE("set_memory_x", pages_entry, mirror_return),
-	MIRROR_PROBE("set_memory_nx", pages_entry, mirror_return),
-	KTR_COMPAT_OWN_ROX_PROBES(PAGES_PROBE)
 };
-static unsigned int nr_mirror_probes;
+/* the protection changes, from ktr_arch_protect_probes[] */
+static struct kretprobe protect_probes[KTR_MAX_PROTECT_PROBES];
+/* the map probes, then the protection changes: how many, how many armed */
+static unsigned int nr_mirror_table, nr_mirror_probes;
+
+static struct kretprobe *mirror_probe(unsigned int i)
+{
+	return i < ARRAY_SIZE(map_probes) ?
+		       &map_probes[i] :
+		       &protect_probes[i - ARRAY_SIZE(map_probes)];
+}
+NOKPROBE_SYMBOL(mirror_probe);
 
 /* whether every probe is registered: modules are replicated only then */
 bool ktr_mirror_hooked(void)
 {
-	return nr_mirror_probes == ARRAY_SIZE(mirror_probes);
+	return nr_mirror_table && nr_mirror_probes == nr_mirror_table;
+}
+
+/* the arch's protection changes into the table's free slots */
+static void add_protect_probes(void)
+{
+	const struct ktr_protect_probe *p;
+	unsigned int i;
+
+	for (i = 0; i < KTR_MAX_PROTECT_PROBES; i++) {
+		p = &ktr_arch_protect_probes[i];
+		if (!p->symbol)
+			break;
+		protect_probes[i] = (struct kretprobe)MIRROR_PROBE(
+			p->symbol, protect_entries[p->args], mirror_return);
+	}
+	nr_mirror_table = ARRAY_SIZE(map_probes) + i;
 }
 
 /*
@@ -459,6 +484,7 @@ bool ktr_mirror_hook(void)
 	int ret;
 
 	if (!nr_mirror_probes) {
+		add_protect_probes();
 		/* unknown: every protection change mirrors every table */
 		if (ktr_arch_image_aliases_init())
 			pr_warn("the image's physical span is unknown: every protection change mirrors every owned table\n");
@@ -473,12 +499,12 @@ bool ktr_mirror_hook(void)
 	}
 	if (!pool)
 		pool = max(1024U, 32 * num_possible_cpus());
-	for (; nr_mirror_probes < ARRAY_SIZE(mirror_probes); nr_mirror_probes++) {
-		mirror_probes[nr_mirror_probes].maxactive = pool;
-		ret = register_kretprobe(&mirror_probes[nr_mirror_probes]);
+	for (; nr_mirror_probes < nr_mirror_table; nr_mirror_probes++) {
+		mirror_probe(nr_mirror_probes)->maxactive = pool;
+		ret = register_kretprobe(mirror_probe(nr_mirror_probes));
 		if (ret) {
 			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",
-			       mirror_probes[nr_mirror_probes].kp.symbol_name,
+			       mirror_probe(nr_mirror_probes)->kp.symbol_name,
 			       ret);
 			return false;
 		}
@@ -490,7 +516,7 @@ bool ktr_mirror_hook(void)
 void ktr_mirror_unhook(void)
 {
 	while (nr_mirror_probes > 0)
-		unregister_kretprobe(&mirror_probes[--nr_mirror_probes]);
+		unregister_kretprobe(mirror_probe(--nr_mirror_probes));
 }
 
 /* the VAs the owned tables cover, [lo, last]; (ULONG_MAX, 0): none */
@@ -510,7 +536,7 @@ int ktr_mirror_force_miss(void)
 {
 	if (!nr_mirror_probes)
 		return -EOPNOTSUPP;
-	mirror_probes[0].nmissed++;
+	mirror_probe(0)->nmissed++;
 	ktr_mirror_poll_misses();
 	return 0;
 }
@@ -536,7 +562,7 @@ void ktr_mirror_counters(u64 *mirrored, u64 *missed)
 	*mirrored = atomic64_read(&nr_mirrored);
 	*missed = 0;
 	for (i = 0; i < nr_mirror_probes; i++)
-		*missed += READ_ONCE(mirror_probes[i].nmissed) +
-			   READ_ONCE(mirror_probes[i].kp.nmissed);
+		*missed += READ_ONCE(mirror_probe(i)->nmissed) +
+			   READ_ONCE(mirror_probe(i)->kp.nmissed);
 }
 NOKPROBE_SYMBOL(ktr_mirror_counters);

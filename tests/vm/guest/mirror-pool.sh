@@ -37,6 +37,16 @@
 #   mirror copied its mapping there; the bound process ran through it,
 #   verify finds no stale table
 # Expected log: nothing
+#
+# TEST: image alias (x86_64: CPA rewrites the image's own mapping of a
+# page whose direct-map mapping changes, where the image keeps it mapped)
+# - a page of the image's data that the master maps with a 2 MiB leaf
+#   (else SKIP: nothing to split); node R's table over it is its own
+# - set_memory_uc() on its direct-map alias (inject cpa kind=uc), as a
+#   driver's on a page of freed init memory: the master's mapping of it
+#   is split to 4 KiB, and node R's walk must reach the same entry
+# - set_memory_wb() puts it back: the same again; verify healthy
+# Expected log: nothing
 . /lib.sh
 STORM=${STORM:-10}
 S=$D/summary
@@ -50,6 +60,11 @@ leaf_table() {
 		awk '$2 == "table" { t = $3 } END { sub(/^0x/, "", t); print t }'
 }
 cpus_of() { cat /sys/devices/system/node/node$1/cpulist; }
+# mapping_of NODE ADDR: NODE's walk's mapping of ADDR, squeezed:
+# node N FIRST-END SIZE LEVEL FLAGS pa PA node PA_NODE
+mapping_of() {
+	ktrepl-dump walk --node "$1" --va "0x$2" | awk '$1 == "node"' | tr -s ' '
+}
 
 start_test "fork storm"
 want=$(load_log /lib/modules/ktrepl-test.ko mirror_pool=2)
@@ -153,6 +168,40 @@ if [ "$(uname -m)" = x86_64 ]; then
 	echo nop > $TR/current_tracer
 	echo > $TR/set_ftrace_filter
 	kill $reader
+	check_log "nothing logged" ""
+fi
+if [ "$(uname -m)" = x86_64 ]; then
+	start_test "image alias"
+	M=$(grep 'role=master' $S | head -n1 | kv node)
+	# one data or bss symbol per MiB of the image, as candidates
+	cands=$(awk '$2 ~ /^[dDbB]$/ && !seen[substr($1, 1, 11)]++ { print $1 }' \
+		/proc/kallsyms | head -n 64)
+	va=
+	for c in $cands; do
+		if [ "$(mapping_of $M $c | awk '{ print $4 }')" = 2048K ]; then
+			va=$c
+			break
+		fi
+	done
+	echo "# a data page the master maps with a 2 MiB leaf: ${va:-none} (of $(echo $cands | wc -w) tried)"
+	if [ -z "$va" ]; then
+		skip "a protection change on an image page's direct-map alias reaches node $R's tables" \
+			"no data page of the image is mapped with a 2 MiB leaf"
+	else
+		echo "# before: $(mapping_of $R $va)"
+		for kind in uc wb; do
+			check "inject cpa kind=$kind va=0x$va: set_memory_$kind() on its direct-map alias" \
+				sh -c "echo 'cpa kind=$kind va=0x$va' > $D/inject"
+			m=$(mapping_of $M $va | cut -d' ' -f3-8)
+			r=$(mapping_of $R $va | cut -d' ' -f3-8)
+			echo "# master: $m"
+			check "the master's image mapping of it is split to 4 KiB (got $(echo "$m" | awk '{ print $2 }'))" \
+				test "$(echo "$m" | awk '{ print $2 }')" = 4K
+			check "node $R's walk reaches the master's entry (got '$r', want '$m')" \
+				test "$r" = "$m"
+			check "verify: healthy, no stale table" ktrepl-dump --verify
+		done
+	fi
 	check_log "nothing logged" ""
 fi
 check "rmmod ktrepl" rmmod ktrepl
