@@ -407,7 +407,11 @@ static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 * CPU on a node's tables may have refilled from the old entry. arm64
 	 * invalidates by broadcast, in any context; x86 takes a spurious
 	 * fault on a stale read-only or no-exec entry, which re-walks and
-	 * finds the mirrored one.
+	 * finds the mirrored one. A stale entry of a cache-mode or present
+	 * change (set_memory_uc, _np) lives until the CPU's next flush, but
+	 * only where it refilled from the node's table between CPA's flush
+	 * and this mirror, microseconds, and nothing executes or reads
+	 * through the image's mapping of a freed init page.
 	 */
 	if (ktr_mirror_range(a->start, a->end) && KTR_ARCH_FLUSH_ANYWHERE)
 		ktr_arch_flush_kernel_range(a->start, a->end);

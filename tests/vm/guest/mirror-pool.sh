@@ -13,7 +13,8 @@
 # storm at that size, and each miss ends replication (mirror_missed).
 #
 # TEST: fork storm
-# - insmod ktrepl-test.ko mirror_pool=2
+# - insmod ktrepl-test.ko mirror_pool=2 fault_inject=1 (the image alias
+#   test's inject)
 # - 4 shells fork 50 children at a time for STORM seconds, then again
 #   with the cgroup's limit at half the first storm's peak (reclaim and
 #   OOM kills); beside each storm, seccomp_storm on a replica node's
@@ -40,8 +41,9 @@
 #
 # TEST: image alias (x86_64: CPA rewrites the image's own mapping of a
 # page whose direct-map mapping changes, where the image keeps it mapped)
-# - a page of the image's data that the master maps with a 2 MiB leaf
-#   (else SKIP: nothing to split); node R's table over it is its own
+# - a page of the image's writable data that the master maps with a
+#   2 MiB leaf, and node R the same (else SKIP: nothing to split); R's
+#   table over it is its own
 # - set_memory_uc() on its direct-map alias (inject cpa kind=uc), as a
 #   driver's on a page of freed init memory: the master's mapping of it
 #   is split to 4 KiB, and node R's walk must reach the same entry
@@ -67,9 +69,9 @@ mapping_of() {
 }
 
 start_test "fork storm"
-want=$(load_log /lib/modules/ktrepl-test.ko mirror_pool=2)
-check "insmod ktrepl-test.ko mirror_pool=2" \
-	logged insmod /lib/modules/ktrepl-test.ko mirror_pool=2
+want=$(load_log /lib/modules/ktrepl-test.ko mirror_pool=2 fault_inject=1)
+check "insmod ktrepl-test.ko mirror_pool=2 fault_inject=1" \
+	logged insmod /lib/modules/ktrepl-test.ko mirror_pool=2 fault_inject=1
 act=$(summary_kv activation)
 R=$(grep 'role=replica' $S | head -n1 | kv node)
 cpus=$(nproc)
@@ -176,14 +178,18 @@ if [ "$(uname -m)" = x86_64 ]; then
 	# one data or bss symbol per MiB of the image, as candidates
 	cands=$(awk '$2 ~ /^[dDbB]$/ && !seen[substr($1, 1, 11)]++ { print $1 }' \
 		/proc/kallsyms | head -n 64)
+	# writable data, not replicated: node R maps the master's page
 	va=
 	for c in $cands; do
-		if [ "$(mapping_of $M $c | awk '{ print $4 }')" = 2048K ]; then
+		m=$(mapping_of $M $c | cut -d' ' -f3-8)
+		r=$(mapping_of $R $c | cut -d' ' -f3-8)
+		if [ "$(echo "$m" | awk '{ print $2 }')" = 2048K ] &&
+			[ "$r" = "$m" ] && ! echo "$m" | grep -q RO; then
 			va=$c
 			break
 		fi
 	done
-	echo "# a data page the master maps with a 2 MiB leaf: ${va:-none} (of $(echo $cands | wc -w) tried)"
+	echo "# a writable data page the master maps with a 2 MiB leaf, node $R the same: ${va:-none} (of $(echo $cands | wc -w) tried)"
 	if [ -z "$va" ]; then
 		skip "a protection change on an image page's direct-map alias reaches node $R's tables" \
 			"no data page of the image is mapped with a 2 MiB leaf"
