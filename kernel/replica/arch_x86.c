@@ -112,12 +112,13 @@ NOKPROBE_SYMBOL(add_image_alias);
  * nx, rox, uc, wc, wb, np, 4k...), set_pages_*() and set_pages_array_*(),
  * but for the two callers that run its core, __change_page_attr_set_clr(),
  * with aliases themselves. tests/unit/mirror-funnels.t checks each -dbg
- * vmlinux for another way in.
+ * vmlinux (and the debug kernel's) for another way in.
  */
 const struct ktr_protect_probe ktr_arch_protect_probes[KTR_MAX_PROTECT_PROBES] = {
 	{ "change_page_attr_set_clr", KTR_PROTECT_CPA },
 	{ "set_pages_array_wb", KTR_PROTECT_PAGE_ARRAY },
-	{ "__set_memory_enc_pgtable", KTR_PROTECT_PAGES },
+	/* only with CONFIG_ARCH_HAS_CC_PLATFORM, as Debian builds */
+	{ "__set_memory_enc_pgtable", KTR_PROTECT_PAGES, .optional = true },
 };
 
 /*

@@ -201,6 +201,8 @@ enum ktr_protect_args {
 struct ktr_protect_probe {
 	const char *symbol;
 	enum ktr_protect_args args;
+	/* absent from kallsyms: the kernel was built with no path to it */
+	bool optional;
 };
 /* the arch's protection changes, up to KTR_MAX_PROTECT_PROBES */
 #define KTR_MAX_PROTECT_PROBES 4

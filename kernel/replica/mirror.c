@@ -463,16 +463,18 @@ bool ktr_mirror_hooked(void)
 static void add_protect_probes(void)
 {
 	const struct ktr_protect_probe *p;
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < KTR_MAX_PROTECT_PROBES; i++) {
 		p = &ktr_arch_protect_probes[i];
 		if (!p->symbol)
 			break;
-		protect_probes[i] = (struct kretprobe)MIRROR_PROBE(
+		if (p->optional && !ktr_ksym_quiet(p->symbol))
+			continue;
+		protect_probes[n++] = (struct kretprobe)MIRROR_PROBE(
 			p->symbol, protect_entries[p->args], mirror_return);
 	}
-	nr_mirror_table = ARRAY_SIZE(map_probes) + i;
+	nr_mirror_table = ARRAY_SIZE(map_probes) + n;
 }
 
 /*
