@@ -125,8 +125,8 @@ const struct ktr_protect_probe ktr_arch_protect_probes[KTR_MAX_PROTECT_PROBES] =
  * The image's mapping of numpages pages at addr that CPA may rewrite
  * with them, added to s. A module's and BPF's pages are vmalloc pages,
  * one PFN each (above 4 MiB of them: cannot tell, rather than walk long
- * with preemption off); a copy's or a driver's, direct-map pages, a PFN
- * range. Anything else (the image's own mapping, whose direct-map alias
+ * with preemption off); a copy's or a driver's, direct-map pages, one
+ * PFN range however long. Anything else (the image's own mapping, whose direct-map alias
  * no node owns): cannot tell.
  */
 static bool image_alias_of_range(unsigned long addr, long numpages,
@@ -135,10 +135,10 @@ static bool image_alias_of_range(unsigned long addr, long numpages,
 	unsigned long pfn;
 	long i;
 
-	if (numpages > SZ_4M / PAGE_SIZE)
-		return false;
 	if (is_vmalloc_addr((void *)addr) ||
 	    (addr >= MODULES_VADDR && addr < MODULES_END)) {
+		if (numpages > SZ_4M / PAGE_SIZE)
+			return false;
 		for (i = 0; i < numpages; i++) {
 			struct page *page = vmalloc_to_page(
 				(void *)(addr + i * PAGE_SIZE));
@@ -182,9 +182,11 @@ NOKPROBE_SYMBOL(image_alias_of_pages);
 /*
  * change_page_attr_set_clr(addr, numpages, mask_set, mask_clr,
  * force_split, in_flag, pages), the funnel of x86's CPA: its in_flag
- * bits (set_memory.c's own, unchanged from 4.19 to 6.12), and its test
- * for whether a change rewrites the page's other mappings too (no
- * change of NX alone does, nor one its caller says not to).
+ * bits (set_memory.c's own, unchanged from 4.19 to 6.12), and whether a
+ * change rewrites the page's other mappings too. No change of NX alone
+ * does: 6.1 does not look for them, 6.2 on strips NX from the aliases'
+ * masks, which leaves them nothing to change. Nor one whose caller says
+ * not to. (canon_pgprot() may only narrow the masks: more is mirrored.)
  */
 #define KTR_CPA_ARRAY 2
 #define KTR_CPA_PAGES_ARRAY 4

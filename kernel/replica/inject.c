@@ -288,10 +288,22 @@ static int cpa_image_page(const struct inject_cmd *cmd)
 					   "set_memory_wb" };
 	int kind = match_string(kinds, ARRAY_SIZE(kinds), cmd->kind);
 	int (*set_memory)(unsigned long addr, int numpages);
+	bool replicated;
 
 	if (!IS_ENABLED(CONFIG_X86_64))
 		return -EOPNOTSUPP;
-	if (kind < 0 || cmd->va < ktr_ksym("_text") || cmd->va >= ktr_ksym("_end"))
+	/*
+	 * Writable data only: a split of a replica's 2 MiB leaf would cost
+	 * the node that replica, and freed init memory is another owner's
+	 * (wb would drop its memtype)
+	 */
+	if (kind < 0 || cmd->va < ktr_ksym("_sdata") ||
+	    cmd->va >= ktr_ksym("_edata"))
+		return -EINVAL;
+	rcu_read_lock();
+	replicated = ktr_find_chunk(cmd->va);
+	rcu_read_unlock();
+	if (replicated)
 		return -EINVAL;
 	set_memory = (void *)ktr_ksym(fns[kind]);
 	if (!set_memory)

@@ -413,7 +413,9 @@ static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 * and this mirror, microseconds, and nothing executes or reads
 	 * through the image's mapping of a freed init page.
 	 */
-	if (ktr_mirror_range(a->start, a->end) && KTR_ARCH_FLUSH_ANYWHERE)
+	/* a page array's own range is the direct map's: none here */
+	if (a->end > a->start && ktr_mirror_range(a->start, a->end) &&
+	    KTR_ARCH_FLUSH_ANYWHERE)
 		ktr_arch_flush_kernel_range(a->start, a->end);
 	/* x86 only (KTR_ARCH_FLUSH_ANYWHERE false): no flush from here */
 	if (a->alias_end > a->alias_start)

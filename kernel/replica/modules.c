@@ -553,11 +553,13 @@ static int pin_live_modules(struct module **pinned, int max)
 /*
  * Before the core's copy is taken: arming a kprobe patches core text,
  * which the copy then carries even with propagate=0. The handlers do
- * nothing until a module owns a table.
+ * nothing until ktr_modules_start() notes the owned tables' span. On
+ * x86 the mirror serves the image's own tables too, which CPA's alias
+ * changes rewrite (freed init memory): with modules=0 as well.
  */
 void ktr_modules_hook(void)
 {
-	if (modules)
+	if (modules || KTR_ARCH_PROTECT_CHANGES_ALIASES)
 		ktr_mirror_hook();
 }
 
@@ -566,7 +568,17 @@ int ktr_modules_start(void)
 	struct module **pinned;
 	int i, n, ret;
 
-	if (!modules || !ktr_mirror_hooked())
+	if (!ktr_mirror_hooked())
+		return 0;
+	/*
+	 * The core's tables from now, not from the first module's map: a
+	 * host may load none. A master write since their copy: into them.
+	 */
+	mutex_lock(&mods_lock);
+	note_owned_span();
+	ktr_mirror_range(0, ULONG_MAX);
+	mutex_unlock(&mods_lock);
+	if (!modules)
 		return 0;
 	WRITE_ONCE(following, true);
 	ktr_accounting_follow(&mods_lock);

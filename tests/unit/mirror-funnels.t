@@ -91,7 +91,10 @@ for v in $vmlinuxes; do
 	syms=$(mktemp)
 	nm -S "$v" > "$syms"
 	for f in $probed $protect; do
-		n=$(awk -v f="$f" '$4 == f && ($3 == "t" || $3 == "T")' "$syms" | wc -l)
+		# a clone (.constprop.N, .isra.N, .part.N) would take calls the
+		# probe on the name never sees: it counts too (.cold is a part)
+		n=$(awk -v f="$f" '($4 == f || (index($4, f ".") == 1 && $4 !~ /\.cold$/)) &&
+			($3 == "t" || $3 == "T")' "$syms" | wc -l)
 		case " $(echo $optional_x86) " in
 		*" $f "*)
 			# absent: no path to it, unless inlined into a caller of
@@ -132,8 +135,10 @@ for v in $vmlinuxes; do
 	if ! is_arm64 "$v"; then
 		# every caller of CPA's core, hot or cold, in the image's text
 		callers=$($od -d --no-show-raw-insn -j .text "$v" 2>/dev/null |
-			awk -v f="<$cpa_core>" '/^[0-9a-f]+ <.*>:$/ { fn = $2 }
-				/(call|jmp)/ && $NF == f { print substr(fn, 2, length(fn) - 3) }' |
+			awk -v f="$cpa_core" '/^[0-9a-f]+ <.*>:$/ { fn = $2 }
+				/(call|jmp)/ && ($NF == "<" f ">" || index($NF, "<" f ".") == 1) {
+					sub(/\.cold>:$/, ">:", fn)
+					print substr(fn, 2, length(fn) - 3) }' |
 			sort -u)
 		stray=
 		for c in $callers; do

@@ -47,8 +47,15 @@
 # - set_memory_uc() on its direct-map alias (inject cpa kind=uc), as a
 #   driver's on a page of freed init memory: the master's mapping of it
 #   is split to 4 KiB, and node R's walk must reach the same entry
-# - set_memory_wb() puts it back: the same again; verify healthy
+# - set_memory_wb() puts it back: the same again (R now shares the
+#   master's new leaf table: only the first change can show a miss)
 # Expected log: nothing
+#
+# TEST: image alias, modules=0 (x86_64): the same on another data page
+# with module replication off: the mirror still serves the image's
+# own tables
+# - insmod ktrepl-test.ko modules=0 fault_inject=1; as above
+# Expected log: the load's, then nothing
 . /lib.sh
 STORM=${STORM:-10}
 S=$D/summary
@@ -172,45 +179,69 @@ if [ "$(uname -m)" = x86_64 ]; then
 	kill $reader
 	check_log "nothing logged" ""
 fi
-if [ "$(uname -m)" = x86_64 ]; then
-	start_test "image alias"
+# image_alias: the image alias test on the loaded ktrepl.ko
+image_alias() {
 	M=$(grep 'role=master' $S | head -n1 | kv node)
-	# one data or bss symbol per MiB of the image, as candidates
-	cands=$(awk '$2 ~ /^[dDbB]$/ && !seen[substr($1, 1, 11)]++ { print $1 }' \
-		/proc/kallsyms | head -n 64)
-	# writable data, not replicated: node R maps the master's page
+	R=$(grep 'role=replica' $S | head -n1 | kv node)
+	# one symbol per MiB of the image's writable data (_sdata to
+	# _edata: what the inject accepts), as candidates
+	_lo=$(awk '$3 == "_sdata" { print $1 }' /proc/kallsyms)
+	_hi=$(awk '$3 == "_edata" { print $1 }' /proc/kallsyms)
+	_cands=$(awk -v lo="$_lo" -v hi="$_hi" '$1 "" >= lo "" && $1 "" < hi "" &&
+		!seen[substr($1, 1, 11)]++ { print $1 }' /proc/kallsyms | head -n 64)
+	# not replicated: node R maps the master's page, with a 2 MiB leaf
+	# (a page an earlier run split is 4 KiB now: the next one is taken)
 	va=
-	for c in $cands; do
-		m=$(mapping_of $M $c | cut -d' ' -f3-8)
-		r=$(mapping_of $R $c | cut -d' ' -f3-8)
-		if [ "$(echo "$m" | awk '{ print $2 }')" = 2048K ] &&
-			[ "$r" = "$m" ] && ! echo "$m" | grep -q RO; then
-			va=$c
+	for _c in $_cands; do
+		_m=$(mapping_of $M $_c | cut -d' ' -f3-8)
+		_r=$(mapping_of $R $_c | cut -d' ' -f3-8)
+		if [ "$(echo "$_m" | awk '{ print $2 }')" = 2048K ] &&
+			[ "$_r" = "$_m" ] && ! echo "$_m" | grep -q RO; then
+			va=$_c
 			break
 		fi
 	done
-	echo "# a writable data page the master maps with a 2 MiB leaf, node $R the same: ${va:-none} (of $(echo $cands | wc -w) tried)"
+	echo "# a writable data page the master maps with a 2 MiB leaf, node $R the same: ${va:-none} (of $(echo $_cands | wc -w) tried)"
 	if [ -z "$va" ]; then
 		skip "a protection change on an image page's direct-map alias reaches node $R's tables" \
 			"no data page of the image is mapped with a 2 MiB leaf"
-	else
-		echo "# before: $(mapping_of $R $va)"
-		for kind in uc wb; do
-			check "inject cpa kind=$kind va=0x$va: set_memory_$kind() on its direct-map alias" \
-				sh -c "echo 'cpa kind=$kind va=0x$va' > $D/inject"
-			m=$(mapping_of $M $va | cut -d' ' -f3-8)
-			r=$(mapping_of $R $va | cut -d' ' -f3-8)
-			echo "# master: $m"
-			check "the master's image mapping of it is split to 4 KiB (got $(echo "$m" | awk '{ print $2 }'))" \
-				test "$(echo "$m" | awk '{ print $2 }')" = 4K
-			check "node $R's walk reaches the master's entry (got '$r', want '$m')" \
-				test "$r" = "$m"
-			check "verify: healthy, no stale table" ktrepl-dump --verify
-		done
+		return
 	fi
+	echo "# before: $(mapping_of $R $va)"
+	check "node $R's table over it is its own (got 0x$(leaf_table $R $va), the master's 0x$(leaf_table $M $va))" \
+		test "$(leaf_table $R $va)" != "$(leaf_table $M $va)"
+	# the first change splits the 2 MiB leaf and can show a missed
+	# mirror; R then shares the master's new table, so the second (wb,
+	# which puts the page back) is a check of nothing new
+	for _kind in uc wb; do
+		check "inject cpa kind=$_kind va=0x$va: set_memory_$_kind() on its direct-map alias" \
+			sh -c "echo 'cpa kind=$_kind va=0x$va' > $D/inject"
+		_m=$(mapping_of $M $va | cut -d' ' -f3-8)
+		_r=$(mapping_of $R $va | cut -d' ' -f3-8)
+		echo "# master: $_m"
+		check "the master's image mapping of it is split to 4 KiB (got $(echo "$_m" | awk '{ print $2 }'))" \
+			test "$(echo "$_m" | awk '{ print $2 }')" = 4K
+		check "node $R's walk reaches the master's entry (got '$_r', want '$_m')" \
+			test "$_r" = "$_m"
+		check "verify: healthy, no stale table" ktrepl-dump --verify
+	done
+}
+
+if [ "$(uname -m)" = x86_64 ]; then
+	start_test "image alias"
+	image_alias
 	check_log "nothing logged" ""
 fi
 check "rmmod ktrepl" rmmod ktrepl
+if [ "$(uname -m)" = x86_64 ]; then
+	start_test "image alias, modules=0"
+	want=$(load_log /lib/modules/ktrepl-test.ko modules=0 fault_inject=1 | grep -v " replicated: ")
+	check "insmod ktrepl-test.ko modules=0 fault_inject=1" \
+		logged insmod /lib/modules/ktrepl-test.ko modules=0 fault_inject=1
+	image_alias
+	check_log "the load's log, then nothing" "$want"
+	check "rmmod ktrepl (modules=0)" rmmod ktrepl
+fi
 dmesg | grep -Eq 'WARNING:|BUG:|Oops|general protection' &&
 	dmesg | grep -EA20 'WARNING:|BUG:|Oops|general protection' | sed 's/^/# /'
 check "kernel log is free of WARN/BUG/oops (the OOM reports aside)" \
