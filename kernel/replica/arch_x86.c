@@ -126,8 +126,8 @@ const struct ktr_protect_probe ktr_arch_protect_probes[KTR_MAX_PROTECT_PROBES] =
  * with them, added to s. A module's and BPF's pages are vmalloc pages,
  * one PFN each (above 4 MiB of them: cannot tell, rather than walk long
  * with preemption off); a copy's or a driver's, direct-map pages, one
- * PFN range however long. Anything else (the image's own mapping, whose direct-map alias
- * no node owns): cannot tell.
+ * PFN range however long. Anything else (the image's own mapping, whose
+ * direct-map alias no node owns): cannot tell.
  */
 static bool image_alias_of_range(unsigned long addr, long numpages,
 				 struct ktr_protect_span *s)

@@ -429,6 +429,12 @@ NOKPROBE_SYMBOL(mirror_return);
 	  .handler = ret,                                              \
 	  .data_size = sizeof(struct ktr_protect_span) }
 
+/*
+ * Each takes (start, end) first. Every map and unmap of the vmalloc
+ * area (vmalloc, vmap, vm_map_ram, ioremap, module and BPF code) reaches
+ * one of the first three out of line in the kernels the tests cover:
+ * tests/unit/mirror-funnels.t checks their -dbg vmlinux.
+ */
 static struct kretprobe map_probes[] = {
 	/* (addr, end, prot, pages): vmalloc(), vmap(), vm_map_ram() */
 	MIRROR_PROBE("vmap_small_pages_range_noflush", range_entry,
