@@ -152,15 +152,20 @@ guest("module-onenode.sh", topo="1x2")
 guest("module-arm64.sh", arch="arm64", timeout=400)
 
 
+# module-mm.sh's process view frames: two gave the process confined to
+# node R 77 resolved samples in one pti=on guest (2026-12-08, want >= 100)
+PV_FRAMES = 4
+
+
 def check_process_view(name, lines):
     """ktrepl-top --processes under mm (module-mm.sh, "the process
     view"): each process's fetches summed over the frames"""
     pv = [ktvm.kv(r) for r in ktvm.records(lines, "pv")]
     frames = ktvm.json_records(tap, lines, "procs")
-    if not tap.ok(len(pv) == 1 and len(frames) == 2 and
+    if not tap.ok(len(pv) == 1 and len(frames) == PV_FRAMES and
                   all("processes" in f for f in frames),
-                  f"{name} ktrepl-top --processes: 2 frames with a "
-                  "process view", f"pv {pv}, {len(frames)} frames"):
+                  f"{name} ktrepl-top --processes: {PV_FRAMES} frames "
+                  "with a process view", f"pv {pv}, {len(frames)} frames"):
         return
     want_pids = {k: int(v) for k, v in pv[0].items() if k != "node"}
     r = int(pv[0]["node"])
@@ -197,14 +202,18 @@ def check_process_view(name, lines):
            f"{conf.get('local', 0)} of {resolved} fetches local (want "
            ">= 95% of >= 100), not one to bind", show)
     r_local, r_remote = wide.get("by_node", {}).get(r, [0, 0])
-    tap.ok(wide.get("tables") == {"master"} and
-           len(wide.get("nodes", ())) >= 2 and r_remote >= 20 and
+    # judged per frame: BIND is a frame's verdict, and this process moves
+    # itself every 0.2 s, so each 1 s frame has it on both nodes
+    wide_frames = [(sorted(p["nodes"]), p["to_bind"]) for f in frames
+                   for p in f["processes"] if p["pid"] == want_pids["wide"]]
+    tap.ok(wide.get("tables") == {"master"} and r_remote >= 20 and
            r_remote >= 0.9 * (r_local + r_remote) and
-           not any(wide.get("to_bind", [True])),
+           len(wide_frames) == PV_FRAMES and
+           all(len(n) >= 2 and not b for n, b in wide_frames),
            f"{name} the process that ran on two nodes: on the master's "
            f"tables, its node-{r} fetches remote ({r_remote} of "
-           f"{r_local + r_remote}, want >= 90% of >= 20), not one to bind "
-           "(it ran on more than one node)", show)
+           f"{r_local + r_remote}, want >= 90% of >= 20), in each frame "
+           f"on both nodes and not one to bind (got {wide_frames})", show)
     tap.ok(hand.get("tables") == {"master"} and hand.get("nodes") == {r}
            and hand.get("to_bind") and all(hand["to_bind"]) and
            hand.get("remote", 0) > 0,
@@ -238,8 +247,9 @@ for topo, cpu, cmdline in (("2x2", None, ""), ("2x2", "max", ""),
                            ("2x2+memless", None, "")):
     name = (f"[x86_64 {topo} mm {cpu or 'default'}"
             f"{' ' + cmdline if cmdline else ''}]")
-    lines = ktvm.run_guest(tap, "x86_64", topo,
-                           os.path.join(HERE, "guest", "module-mm.sh"),
+    script = ktvm.script_with("module-mm.sh", (
+        ("PV_FRAMES=${PV_FRAMES:-4}", f"PV_FRAMES={PV_FRAMES}"),))
+    lines = ktvm.run_guest(tap, "x86_64", topo, script,
                            tools=[dump_tool, ktvm.tool("ktrepl-top")],
                            name=name, cpu=cpu, cmdline=cmdline, timeout=300)
     levels = ktvm.records(lines, "paging")
