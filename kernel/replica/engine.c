@@ -281,7 +281,9 @@ static int replicate(void)
 	ret = ktr_patch_start();
 	if (ret)
 		return ret;
-	ktr_modules_hook();
+	ret = ktr_modules_hook();
+	if (ret)
+		return ret;
 	/* before the copies: arming it writes text (our own module's) */
 	ret = ktr_armed_start();
 	if (ret)

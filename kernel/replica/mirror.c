@@ -487,10 +487,11 @@ static void add_protect_probes(void)
 
 /*
  * Before the core's copy is taken (arming a kprobe patches core text):
- * false, with the probes that did register left for ktr_mirror_unhook(),
- * when one cannot be.
+ * the error of the first probe that cannot be registered, with the ones
+ * that did register left for ktr_mirror_unhook(). The caller says what
+ * is lost.
  */
-bool ktr_mirror_hook(void)
+int ktr_mirror_hook(void)
 {
 	unsigned long span = ktr_level_size(ktr.geom.levels - 3);
 	unsigned long image_end = max(ktr.regions[0].end, ktr.regions[1].end);
@@ -515,15 +516,19 @@ bool ktr_mirror_hook(void)
 		pool = max(1024U, 32 * num_possible_cpus());
 	for (; nr_mirror_probes < nr_mirror_table; nr_mirror_probes++) {
 		mirror_probe(nr_mirror_probes)->maxactive = pool;
-		ret = register_kretprobe(mirror_probe(nr_mirror_probes));
+		if (nr_mirror_probes + 1 == nr_mirror_table &&
+		    ktr_test_fail_mirror_hook())
+			ret = -EBUSY;
+		else
+			ret = register_kretprobe(mirror_probe(nr_mirror_probes));
 		if (ret) {
-			pr_err("cannot hook %s to keep module tables fresh: %d; modules are not replicated\n",
+			pr_err("cannot hook %s to keep the node tables fresh: %d\n",
 			       mirror_probe(nr_mirror_probes)->kp.symbol_name,
 			       ret);
-			return false;
+			return ret;
 		}
 	}
-	return true;
+	return 0;
 }
 
 /* waits for running handlers (unregister_kretprobe() does) */

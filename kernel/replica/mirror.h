@@ -8,7 +8,7 @@
 #include "core.h"
 
 /* mirror.c */
-bool ktr_mirror_hook(void);		/* every probe, or false */
+int ktr_mirror_hook(void);		/* every probe, or an errno */
 bool ktr_mirror_hooked(void);
 bool ktr_mirror_watches(unsigned long start, unsigned long end);
 void ktr_mirror_unhook(void);		/* waits for running handlers */

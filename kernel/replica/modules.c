@@ -555,12 +555,25 @@ static int pin_live_modules(struct module **pinned, int max)
  * which the copy then carries even with propagate=0. The handlers do
  * nothing until ktr_modules_start() notes the owned tables' span. On
  * x86 the mirror serves the image's own tables too, which CPA's alias
- * changes rewrite (freed init memory): with modules=0 as well.
+ * changes rewrite (freed init memory): with modules=0 as well, and
+ * without it the nodes would keep a mapping the master changed, so the
+ * load fails. Elsewhere only the modules are lost.
  */
-void ktr_modules_hook(void)
+int ktr_modules_hook(void)
 {
-	if (modules || KTR_ARCH_PROTECT_CHANGES_ALIASES)
-		ktr_mirror_hook();
+	int ret;
+
+	if (!modules && !KTR_ARCH_PROTECT_CHANGES_ALIASES)
+		return 0;
+	ret = ktr_mirror_hook();
+	if (!ret)
+		return 0;
+	if (KTR_ARCH_PROTECT_CHANGES_ALIASES) {
+		pr_err("the image's tables cannot follow its protection changes: not replicating\n");
+		return ret;
+	}
+	pr_err("modules are not replicated\n");
+	return 0;
 }
 
 int ktr_modules_start(void)

@@ -10,7 +10,7 @@
 
 /* modules.c: module text and rodata (modules=1) */
 struct ktr_chunk *ktr_module_chunk(unsigned long va, bool mapped_only);
-void ktr_modules_hook(void);		/* before the copy: table mirror */
+int ktr_modules_hook(void);		/* before the copy: table mirror */
 int ktr_modules_start(void);		/* replicate the live ones, follow */
 void ktr_modules_stop(void);		/* stop following loads and vmaps */
 void ktr_modules_free(void);

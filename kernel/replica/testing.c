@@ -59,6 +59,20 @@ unsigned int ktr_test_mirror_pool(void)
 	return mirror_pool;
 }
 
+/*
+ * A table-mirror probe that cannot be registered (a kernel that lists
+ * its function on the kprobe blacklist, say): the last one, so that the
+ * ones before it are registered and must be unregistered.
+ */
+static bool fail_mirror_hook;
+module_param(fail_mirror_hook, bool, 0444);
+MODULE_PARM_DESC(fail_mirror_hook, "test build: the last table-mirror kretprobe's registration fails (-EBUSY)");
+
+bool ktr_test_fail_mirror_hook(void)
+{
+	return fail_mirror_hook;
+}
+
 static bool no_page_runs;
 module_param(no_page_runs, bool, 0444);
 MODULE_PARM_DESC(no_page_runs, "test build: every single-page copy takes a page of its own, as where no node has a block free");

@@ -30,6 +30,7 @@ bool ktr_test_bench(void);		/* bench=1: time a plain memcpy too */
 bool ktr_test_propagate(void);		/* propagate=0: patches left stale */
 bool ktr_test_untested_series(void);	/* untested_series=1 */
 unsigned int ktr_test_mirror_pool(void);	/* mirror_pool=N, 0: sized */
+bool ktr_test_fail_mirror_hook(void);		/* fail_mirror_hook=1 */
 bool ktr_test_no_page_runs(void);	/* no_page_runs=1: build.c's fallback */
 bool ktr_test_fail_table(unsigned int level);	/* fail_table_level=L */
 int ktr_test_inject_allowed(void);	/* the capability check */
@@ -60,6 +61,7 @@ static inline bool ktr_test_bench(void) { return false; }
 static inline bool ktr_test_propagate(void) { return true; }
 static inline bool ktr_test_untested_series(void) { return false; }
 static inline unsigned int ktr_test_mirror_pool(void) { return 0; }
+static inline bool ktr_test_fail_mirror_hook(void) { return false; }
 static inline bool ktr_test_no_page_runs(void) { return false; }
 static inline bool ktr_test_fail_table(unsigned int level) { return false; }
 static inline bool ktr_test_audit_in_failsafe(void) { return false; }

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # 100 load/unload cycles and an allocation failure at every step leak
 # nothing and leave nothing behind, the copies' one-page fallback works,
-# scan_period_ms is obeyed, and the tables a failed module map linked
-# stay mirrored. Five scenarios, each with the kernel log it must leave
+# scan_period_ms is obeyed, a table mirror that cannot hook fails the
+# load, and the tables a failed module map linked stay mirrored. Six
+# scenarios, each with the kernel log it must leave
 # (lib.sh: start_test, check_log).
 . /lib.sh
 # Free memory including the per-CPU page lists, which MemFree leaves out
@@ -210,6 +211,46 @@ check "confined by taskset -p, a scan of the default period binds it within 3 s"
 check "rmmod" logged rmmod ktrepl
 kill $P $Q $X 2> /dev/null
 check_log "the loads' and unloads'" "$(load_log /lib/modules/ktrepl.ko scan_period_ms=600000; unload_log; load_log /lib/modules/ktrepl.ko; unload_log)"
+
+# TEST: a table mirror that cannot hook (x86_64)
+# - insmod ktrepl-test.ko fail_mirror_hook=1, with modules=1 and with
+#   modules=0: the last table-mirror kretprobe cannot be registered. On
+#   x86_64 the mirror keeps the image's own tables in step with CPA's
+#   alias changes too, so the load fails either way (off, not wrong),
+#   says why, unregisters the probes it had registered, and leaves no
+#   debugfs directory and no page behind
+# Expected log: each load's refusal, twice (busybox insmod tries a
+# failed load a second time, through init_module).
+start_test "a table mirror that cannot hook"
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "a table mirror that cannot hook" "x86_64 only: elsewhere only modules are lost"
+else
+	KP=/sys/kernel/debug/kprobes/list
+	kp_before=$(cat $KP)
+	want=
+	for mods in 1 0; do
+		args="fail_mirror_hook=1 modules=$mods"
+		if logged insmod /lib/modules/ktrepl-test.ko $args 2>/dev/null; then
+			not_ok "insmod $args fails"
+			logged rmmod ktrepl
+		else
+			ok "insmod $args fails"
+		fi
+		check "modules=$mods: no debugfs directory is left" test ! -e $D
+		check "modules=$mods: no kprobe is left registered" \
+			test "$(cat $KP)" = "$kp_before"
+		fail="ktrepl: cannot hook * to keep the node tables fresh: -16
+ktrepl: the image's tables cannot follow its protection changes: not replicating
+ktrepl: freed * of * pages allocated (and 0 table pages donated to the kernel at load)
+ktrepl: not loaded: replication setup failed (-16); see the messages above"
+		want="$want
+% insmod /lib/modules/ktrepl-test.ko $args
+$fail
+$fail"
+	done
+	check "every failed load freed every page it allocated" all_freed
+	check_log "each refusal, said twice" "$want"
+fi
 
 # TEST: a failed map's tables (x86_64: ktrepl.ko replicates itself)
 # - qemu_fw_cfg unloaded: no module is loaded, so ktrepl.ko's own
