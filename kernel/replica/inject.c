@@ -14,7 +14,7 @@
  *   mm pid=P node=N
  *   miss kind=patch|probe|mirror|veto|table_lost
  *   miss kind=audit (sym=S [off=O] | va=V)
- *   cpa kind=4k|uc|wb (sym=S [off=O] | va=V)
+ *   cpa kind=4k|uc|wb|uc_deferred (sym=S [off=O] | va=V)
  *
  * Context: process (a debugfs write), on a kernel the test keeps quiet.
  */
@@ -31,6 +31,8 @@
 #include "core.h"
 #include "activation_mm.h"
 #include "build.h"
+#include "mirror.h"
+#include "modules.h"
 #include "slot.h"
 #include "tables.h"
 #include "testing.h"
@@ -280,15 +282,25 @@ static int write_insn(const struct inject_cmd *cmd)
  * (x86): a protection change on the direct-map alias of the image page
  * at va, which CPA makes to the image's own mapping of it too, in
  * tables every node owns. Not damage: the table mirror must follow it.
+ * uc_deferred makes the call as modules.c protects a module's copies:
+ * under mods_lock with the mirror deferred, mirrored once at the end.
  */
 static int cpa_image_page(const struct inject_cmd *cmd)
 {
-	static const char *const kinds[] = { "4k", "uc", "wb" };
-	static const char *const fns[] = { "set_memory_4k", "set_memory_uc",
-					   "set_memory_wb" };
+	enum { CPA_4K, CPA_UC, CPA_WB, CPA_UC_DEFERRED };
+	static const char *const kinds[] = {
+		[CPA_4K] = "4k", [CPA_UC] = "uc", [CPA_WB] = "wb",
+		[CPA_UC_DEFERRED] = "uc_deferred",
+	};
+	static const char *const fns[] = {
+		[CPA_4K] = "set_memory_4k", [CPA_UC] = "set_memory_uc",
+		[CPA_WB] = "set_memory_wb", [CPA_UC_DEFERRED] = "set_memory_uc",
+	};
 	int kind = match_string(kinds, ARRAY_SIZE(kinds), cmd->kind);
 	int (*set_memory)(unsigned long addr, int numpages);
+	unsigned long addr;
 	bool replicated;
+	int ret;
 
 	if (!IS_ENABLED(CONFIG_X86_64))
 		return -EOPNOTSUPP;
@@ -308,7 +320,15 @@ static int cpa_image_page(const struct inject_cmd *cmd)
 	set_memory = (void *)ktr_ksym(fns[kind]);
 	if (!set_memory)
 		return -ENOENT;
-	return set_memory((unsigned long)__va(__pa(cmd->va & PAGE_MASK)), 1);
+	addr = (unsigned long)__va(__pa(cmd->va & PAGE_MASK));
+	if (kind != CPA_UC_DEFERRED)
+		return set_memory(addr, 1);
+	ktr_modules_lock();
+	ktr_mirror_defer(true);
+	ret = set_memory(addr, 1);
+	ktr_mirror_defer(false);
+	ktr_modules_unlock();
+	return ret;
 }
 
 int ktr_inject(const char *text)

@@ -27,7 +27,8 @@
  * lies inside it (ktr_mirror_watches(), checked before a module owns
  * one). The owned span itself grows while calls run, so an entry filter
  * on it could let a call through that writes the master after the span
- * grew and after modules.c's full pass: the hull cannot grow.
+ * grew and after modules.c's pass over what it gained: the hull cannot
+ * grow.
  *
  * Locking: the owned tables' entries and the span they cover
  * (mirror_lo, mirror_last) are written under tables_lock (raw
@@ -38,7 +39,9 @@
  * table is registered and unregistered by ktr_mirror_hook()/_unhook(),
  * from the engine's load and stop, never concurrently. mirror_deferring
  * is written under modules.c's mods_lock (ktr_mirror_defer()) and read
- * lockless by the protection probe's entry handler.
+ * lockless by the protection probe's entry handler; what that task
+ * defers (deferred_lo, deferred_last) is written by its own entry
+ * handlers and read by itself, under mods_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,8 +62,10 @@
 #include "ktrepl_compat.h"
 
 static atomic64_t nr_mirrored;
-/* the task whose own protection changes are left to its full mirror */
+/* the task whose own protection changes are mirrored at once, later */
 static struct task_struct *mirror_deferring;
+/* the hull of what it deferred, inclusive; (ULONG_MAX, 0): nothing */
+static unsigned long deferred_lo = ULONG_MAX, deferred_last;
 /*
  * The VAs the owned leaf and next-to-leaf tables cover, inclusive (the
  * last table of the address space ends at 2^64), under tables_lock.
@@ -136,19 +141,17 @@ static bool sync_entry(struct ktr_node *n, const struct ktr_table *t,
 NOKPROBE_SYMBOL(sync_entry);
 
 /*
- * Make every owned table that translates part of [start, end) equal to
- * its master again, but for the node's own entries. Returns whether a
- * present entry changed (a TLB may hold it). Context: any.
+ * The owned tables nearer the root than below_level that translate
+ * part of [start, end), made equal to their masters but for the node's
+ * own entries: whether a present entry changed.
  */
-bool ktr_mirror_range(unsigned long start, unsigned long end)
+static bool mirror_tables(unsigned long start, unsigned long end,
+			  int below_level)
 {
 	bool flush = false;
-	unsigned long flags;
 	int nid;
 
-	flags = ktr_tables_lock();
-	if (end - 1 < mirror_lo || start > mirror_last)
-		goto out;
+	ktr_tables_lock_assert_held();
 	for_each_online_node(nid) {
 		struct ktr_node *n = &ktr.nodes[nid];
 		struct ktr_table *t;
@@ -165,7 +168,8 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 			u64 *master, *copy = page_address(t->page);
 			unsigned long va;
 
-			if (start > t->va + (span - 1) || end - 1 < t->va)
+			if (t->level >= below_level ||
+			    start > t->va + (span - 1) || end - 1 < t->va)
 				continue;
 			master = ktr_master_table_of(t);
 			if (!master)
@@ -176,8 +180,25 @@ bool ktr_mirror_range(unsigned long start, unsigned long end)
 					atomic64_inc(&nr_mirrored);
 		}
 	}
-	ktr_arch_tables_changed();
-out:
+	return flush;
+}
+NOKPROBE_SYMBOL(mirror_tables);
+
+/*
+ * Make every owned table that translates part of [start, end) equal to
+ * its master again, but for the node's own entries. Returns whether a
+ * present entry changed (a TLB may hold it). Context: any.
+ */
+bool ktr_mirror_range(unsigned long start, unsigned long end)
+{
+	bool flush = false;
+	unsigned long flags;
+
+	flags = ktr_tables_lock();
+	if (end - 1 >= mirror_lo && start <= mirror_last) {
+		flush = mirror_tables(start, end, INT_MAX);
+		ktr_arch_tables_changed();
+	}
 	ktr_tables_unlock(flags);
 	return flush;
 }
@@ -335,6 +356,16 @@ static int range_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(range_entry);
 
+/* the deferring task's own handler: see ktr_mirror_defer() */
+static void defer_range(unsigned long start, unsigned long end)
+{
+	if (!crosses_hull(start, end))
+		return;
+	deferred_lo = min(deferred_lo, start);
+	deferred_last = max(deferred_last, end - 1);
+}
+NOKPROBE_SYMBOL(defer_range);
+
 /*
  * A protection change: its own range, and on x86 the image's mapping of
  * its pages, which CPA rewrites too (freed init memory); every owned
@@ -347,11 +378,14 @@ static int protect_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
 	struct ktr_protect_span *a = (void *)ri->data;
 
 	ktr_mirror_poll_misses();
-	if (READ_ONCE(mirror_deferring) == current)
-		return 1;	/* its caller mirrors every owned table */
 	if (!ktr_arch_protect_span(args, regs, a)) {
 		a->start = 0;
 		a->end = ULONG_MAX;
+	}
+	if (READ_ONCE(mirror_deferring) == current) {
+		defer_range(a->start, a->end);
+		defer_range(a->alias_start, a->alias_end);
+		return 1;	/* ktr_mirror_defer(false) mirrors it */
 	}
 	return !crosses_hull(a->start, a->end) &&
 	       !crosses_hull(a->alias_start, a->alias_end);
@@ -384,18 +418,31 @@ static const kretprobe_handler_t protect_entries[] = {
 	[KTR_PROTECT_CPA] = cpa_entry,
 };
 
+/* ktr_mirror_range() of [lo, last], inclusive: last may be ULONG_MAX */
+static bool mirror_span(unsigned long lo, unsigned long last)
+{
+	return ktr_mirror_range(lo, last == ULONG_MAX ? last : last + 1);
+}
+
 /*
  * While on, the calling task's protection changes are not mirrored at
- * their return: it promises a full ktr_mirror_range() before any node
- * runs what they protect (modules.c: a module's copies, a set_memory
- * call a page, each of which would mirror every owned table on x86).
- * Other tasks' changes are mirrored as ever. Context: process, under
- * mods_lock.
+ * their return but noted, and turning it off mirrors the hull of what
+ * they changed in one pass (modules.c: a module's copies, a set_memory
+ * call a page, each of which would mirror on x86; their image aliases
+ * lie in freed init memory, a few MiB). The caller runs no node on what
+ * they protect before that. Other tasks' changes are mirrored as ever.
+ * Context: process, under mods_lock.
  */
 void ktr_mirror_defer(bool on)
 {
+	unsigned long lo = deferred_lo, last = deferred_last;
+
 	ktr_modules_lock_assert_held();
 	WRITE_ONCE(mirror_deferring, on ? current : NULL);
+	deferred_lo = ULONG_MAX;
+	deferred_last = 0;
+	if (!on && lo <= last)
+		mirror_span(lo, last);
 }
 
 static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -547,6 +594,41 @@ void ktr_mirror_set_span(unsigned long lo, unsigned long last)
 	WRITE_ONCE(mirror_lo, lo);
 	WRITE_ONCE(mirror_last, last);
 	ktr_tables_unlock(flags);
+}
+
+/*
+ * The owned tables cover [lo, last] from now, a span that only grows
+ * while modules are followed. What it gained is mirrored: a handler that
+ * ran between a new table's copy and now found its VAs outside the span
+ * and let the master's write by. Inside the old span a handler found
+ * the table listed (it is listed when linked, under tables_lock). The
+ * tables above the span's levels, a few pages, are mirrored whole, as
+ * every module's map did before (a new entry there for a region outside
+ * the span, which its handler let by). A module's map so costs a pass
+ * over the tables it added, not over every module's leaf tables.
+ */
+void ktr_mirror_grow_span(unsigned long lo, unsigned long last)
+{
+	unsigned long old_lo = READ_ONCE(mirror_lo);
+	unsigned long old_last = READ_ONCE(mirror_last);
+	unsigned long flags;
+
+	ktr_modules_lock_assert_held();
+	ktr_mirror_set_span(lo, last);
+	flags = ktr_tables_lock();
+	mirror_tables(0, ULONG_MAX, ktr.geom.levels - 2);
+	ktr_arch_tables_changed();
+	ktr_tables_unlock(flags);
+	if (lo > last)
+		return;
+	if (old_lo > old_last || last < old_lo || lo > old_last) {
+		mirror_span(lo, last);
+		return;
+	}
+	if (lo < old_lo)
+		mirror_span(lo, old_lo - 1);
+	if (last > old_last)
+		mirror_span(old_last + 1, last);
 }
 
 #ifdef KTREPL_TEST

@@ -100,8 +100,8 @@ void ktr_modules_lock_assert_held(void)
 /*
  * The fail-safe's table resync holds it so that no module is mapped or
  * unmapped meanwhile: a map links tables and grows the mirror's span
- * before its full mirror, and a check pass in between would count the
- * entries the mirror has yet to copy. Order: under failsafe_lock (core.h).
+ * before it mirrors what the span gained, and a check pass in between
+ * would count the entries the mirror has yet to copy. Order: under failsafe_lock (core.h).
  */
 void ktr_modules_lock(void)
 {
@@ -279,7 +279,8 @@ static int copy_module(struct ktr_module *km)
 			       km->name);
 }
 
-static void note_owned_span(void)
+/* the VAs the owned leaf and next-to-leaf tables cover: see mirror.c */
+static void owned_span(unsigned long *lo_out, unsigned long *last_out)
 {
 	unsigned long lo = ULONG_MAX, last = 0;
 	int nid;
@@ -300,11 +301,13 @@ static void note_owned_span(void)
 				   t->va + (ktr_level_size(t->level - 1) - 1));
 		}
 	}
-	ktr_mirror_set_span(lo, last);
+	*lo_out = lo;
+	*last_out = last;
 }
 
 static int map_module(struct ktr_module *km)
 {
+	unsigned long lo, last;
 	int i, nid, ret = 0;
 
 	lockdep_assert_held(&mods_lock);
@@ -324,11 +327,11 @@ static int map_module(struct ktr_module *km)
 	}
 	/*
 	 * A failed map too: the tables it linked before the failure stay
-	 * owned, and a node runs through them; the mirror must watch them.
+	 * owned, and a node runs through them; the mirror must watch them,
+	 * and a master entry written before the span grew goes into them.
 	 */
-	note_owned_span();
-	/* a master entry written before the span grew: into the new copies */
-	ktr_mirror_range(0, ULONG_MAX);
+	owned_span(&lo, &last);
+	ktr_mirror_grow_span(lo, last);
 	if (!ret)
 		ktr_module_move_leaves(km, true);
 	return ret;
@@ -381,12 +384,12 @@ static void protect_module(struct ktr_module *km)
 /*
  * Unmapped, unlisted, freed, and its aliases writable in every node's
  * tables. As at replication, the aliases' protection changes reach the
- * node tables through one full mirror, not one per set_memory call (a
- * module's unload paid 15 ms for them under TCG). A copy is freed before
- * that mirror runs, and no node reaches it meanwhile: no node leaf maps
- * it any more, its direct-map alias lies in tables no node owns, and
- * where an x86 copy came from the image's span, nothing uses its image
- * alias, which a node may see stale until that mirror.
+ * node tables through one deferred mirror, not one per set_memory call
+ * (a module's unload paid 15 ms for them under TCG). A copy is freed
+ * before that mirror runs, and no node reaches it meanwhile: no node
+ * leaf maps it any more, its direct-map alias lies in tables no node
+ * owns, and where an x86 copy came from the image's span, nothing uses
+ * its image alias, which a node may see stale until that mirror.
  */
 static void forget_module(struct ktr_module *km)
 {
@@ -395,8 +398,6 @@ static void forget_module(struct ktr_module *km)
 	ktr_mirror_defer(true);
 	free_module_replicas(km);
 	ktr_mirror_defer(false);
-	if (ktr_alias_protected() && KTR_ARCH_PROTECT_CHANGES_ALIASES)
-		ktr_mirror_range(0, ULONG_MAX);
 }
 
 /* Context: process, under mods_lock. */
@@ -461,11 +462,11 @@ static int replicate_module(struct module *mod)
 	list_add_tail_rcu(&km->list, &ktr_modules);
 	ret = copy_module(km);
 	/*
-	 * The aliases' new protection reaches the node tables through
-	 * map_module()'s mirror of every owned table, before any node runs
-	 * the copies. On x86 each set_memory call would otherwise mirror
-	 * every owned table on return (a page of master copies is a call),
-	 * about 1 ms each under TCG: 3 s of a load among 200 modules.
+	 * The aliases' new protection reaches the node tables through one
+	 * deferred mirror, before any node runs the copies. On x86 each
+	 * set_memory call would otherwise mirror on return (a page of master
+	 * copies is a call), about 1 ms each under TCG: 3 s of a load among
+	 * 200 modules.
 	 */
 	if (!ret && ktr_alias_protected()) {
 		ktr_mirror_defer(true);
@@ -553,7 +554,7 @@ static int pin_live_modules(struct module **pinned, int max)
 /*
  * Before the core's copy is taken: arming a kprobe patches core text,
  * which the copy then carries even with propagate=0. The handlers do
- * nothing until ktr_modules_start() notes the owned tables' span. On
+ * nothing until ktr_modules_start() sets the owned tables' span. On
  * x86 the mirror serves the image's own tables too, which CPA's alias
  * changes rewrite (freed init memory): with modules=0 as well, and
  * without it the nodes would keep a mapping the master changed, so the
@@ -579,6 +580,7 @@ int ktr_modules_hook(void)
 int ktr_modules_start(void)
 {
 	struct module **pinned;
+	unsigned long lo, last;
 	int i, n, ret;
 
 	if (!ktr_mirror_hooked())
@@ -588,7 +590,8 @@ int ktr_modules_start(void)
 	 * host may load none. A master write since their copy: into them.
 	 */
 	mutex_lock(&mods_lock);
-	note_owned_span();
+	owned_span(&lo, &last);
+	ktr_mirror_set_span(lo, last);
 	ktr_mirror_range(0, ULONG_MAX);
 	mutex_unlock(&mods_lock);
 	if (!modules)
