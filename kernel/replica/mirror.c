@@ -34,8 +34,8 @@
  * (mirror_lo, mirror_last) are written under tables_lock (raw
  * spinlock, tables.c's: ktr_tables_lock()), from any context: the
  * probes' handlers, and modules.c under mods_lock when it maps, unmaps
- * or lists tables. The handlers' first test of the span is lockless
- * (READ_ONCE), and only decides whether to take the lock. The probe
+ * or lists tables. The handlers' entry test is of the hull, which never
+ * changes; the span is tested under the lock. The probe
  * table is registered and unregistered by ktr_mirror_hook()/_unhook(),
  * from the engine's load and stop, never concurrently. mirror_deferring
  * is written under modules.c's mods_lock (ktr_mirror_defer()) and read
@@ -62,10 +62,12 @@
 #include "ktrepl_compat.h"
 
 static atomic64_t nr_mirrored;
-/* the task whose own protection changes are mirrored at once, later */
+/* the task whose own protection changes are mirrored together, later */
 static struct task_struct *mirror_deferring;
 /* the hull of what it deferred, inclusive; (ULONG_MAX, 0): nothing */
 static unsigned long deferred_lo = ULONG_MAX, deferred_last;
+/* the probes' misses when it began: a call it missed noted nothing */
+static u64 deferred_missed;
 /*
  * The VAs the owned leaf and next-to-leaf tables cover, inclusive (the
  * last table of the address space ends at 2^64), under tables_lock.
@@ -436,13 +438,25 @@ static bool mirror_span(unsigned long lo, unsigned long last)
 void ktr_mirror_defer(bool on)
 {
 	unsigned long lo = deferred_lo, last = deferred_last;
+	u64 mirrored, missed;
 
 	ktr_modules_lock_assert_held();
+	ktr_mirror_counters(&mirrored, &missed);
 	WRITE_ONCE(mirror_deferring, on ? current : NULL);
 	deferred_lo = ULONG_MAX;
 	deferred_last = 0;
-	if (!on && lo <= last)
-		mirror_span(lo, last);
+	if (on) {
+		deferred_missed = missed;
+		return;
+	}
+	/* a probe had no free instance: what it missed is unknown */
+	if (missed != deferred_missed) {
+		lo = 0;
+		last = ULONG_MAX;
+	}
+	if (lo <= last && mirror_span(lo, last) && KTR_ARCH_FLUSH_ANYWHERE)
+		ktr_arch_flush_kernel_range(lo, last == ULONG_MAX ? last :
+							       last + 1);
 }
 
 static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -597,28 +611,38 @@ void ktr_mirror_set_span(unsigned long lo, unsigned long last)
 }
 
 /*
+ * The owned tables nearer the root than the span's levels, a few pages,
+ * whole: a handler lets by their entries for a region outside the span
+ * (a module area's first table in a new GiB, say), which a node's walk
+ * and a table's copy (tables.c) need before a module there is mapped.
+ */
+void ktr_mirror_upper_tables(void)
+{
+	unsigned long flags;
+
+	ktr_modules_lock_assert_held();
+	flags = ktr_tables_lock();
+	mirror_tables(0, ULONG_MAX, ktr.geom.levels - 2);
+	ktr_arch_tables_changed();
+	ktr_tables_unlock(flags);
+}
+
+/*
  * The owned tables cover [lo, last] from now, a span that only grows
  * while modules are followed. What it gained is mirrored: a handler that
  * ran between a new table's copy and now found its VAs outside the span
  * and let the master's write by. Inside the old span a handler found
- * the table listed (it is listed when linked, under tables_lock). The
- * tables above the span's levels, a few pages, are mirrored whole, as
- * every module's map did before (a new entry there for a region outside
- * the span, which its handler let by). A module's map so costs a pass
- * over the tables it added, not over every module's leaf tables.
+ * the table listed (it is listed when linked, under tables_lock). A
+ * module's map so costs a pass over what the span gained, most often
+ * nothing, not over every module's leaf tables.
  */
 void ktr_mirror_grow_span(unsigned long lo, unsigned long last)
 {
 	unsigned long old_lo = READ_ONCE(mirror_lo);
 	unsigned long old_last = READ_ONCE(mirror_last);
-	unsigned long flags;
 
 	ktr_modules_lock_assert_held();
 	ktr_mirror_set_span(lo, last);
-	flags = ktr_tables_lock();
-	mirror_tables(0, ULONG_MAX, ktr.geom.levels - 2);
-	ktr_arch_tables_changed();
-	ktr_tables_unlock(flags);
 	if (lo > last)
 		return;
 	if (old_lo > old_last || last < old_lo || lo > old_last) {

@@ -17,6 +17,7 @@ void ktr_mirror_defer(bool on);	/* this task's protection changes */
 int ktr_tables_resync(bool fix);	/* the fail-safe's: see mirror.c */
 void ktr_mirror_set_span(unsigned long lo, unsigned long last);
 void ktr_mirror_grow_span(unsigned long lo, unsigned long last);
+void ktr_mirror_upper_tables(void);
 void ktr_mirror_counters(u64 *mirrored, u64 *missed);
 /* trip the fail-safe if the mirror missed a call since last seen */
 void ktr_mirror_poll_misses(void);

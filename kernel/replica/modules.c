@@ -101,7 +101,8 @@ void ktr_modules_lock_assert_held(void)
  * The fail-safe's table resync holds it so that no module is mapped or
  * unmapped meanwhile: a map links tables and grows the mirror's span
  * before it mirrors what the span gained, and a check pass in between
- * would count the entries the mirror has yet to copy. Order: under failsafe_lock (core.h).
+ * would count the entries the mirror has yet to copy. Order: under
+ * failsafe_lock (core.h).
  */
 void ktr_modules_lock(void)
 {
@@ -311,6 +312,8 @@ static int map_module(struct ktr_module *km)
 	int i, nid, ret = 0;
 
 	lockdep_assert_held(&mods_lock);
+	/* the entries the copies below start from */
+	ktr_mirror_upper_tables();
 	for_each_online_node(nid) {
 		struct ktr_node *n = &ktr.nodes[nid];
 
@@ -463,10 +466,9 @@ static int replicate_module(struct module *mod)
 	ret = copy_module(km);
 	/*
 	 * The aliases' new protection reaches the node tables through one
-	 * deferred mirror, before any node runs the copies. On x86 each
-	 * set_memory call would otherwise mirror on return (a page of master
-	 * copies is a call), about 1 ms each under TCG: 3 s of a load among
-	 * 200 modules.
+	 * deferred mirror over what the calls touched, before any node runs
+	 * the copies, not one mirror per set_memory call (a page of master
+	 * copies is a call, and each takes tables_lock over every node).
 	 */
 	if (!ret && ktr_alias_protected()) {
 		ktr_mirror_defer(true);
@@ -573,6 +575,8 @@ int ktr_modules_hook(void)
 		pr_err("the image's tables cannot follow its protection changes: not replicating\n");
 		return ret;
 	}
+	/* before the copy: the ones registered would feed the miss count */
+	ktr_mirror_unhook();
 	pr_err("modules are not replicated\n");
 	return 0;
 }

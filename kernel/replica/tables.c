@@ -146,6 +146,14 @@ static int own_table(struct ktr_node *n, u64 *parent, int level,
 
 	if (ktr_owned_table(n, level, va))
 		return 0;
+	/*
+	 * No table to copy: a master entry the mirror let by (a region
+	 * outside its span) and has yet to bring in. The map fails; a copy
+	 * of what the entry's zero address maps would be the node's table.
+	 */
+	if (!ktr_pte_present(READ_ONCE(*parent)) ||
+	    ktr_pte_leaf(READ_ONCE(*parent), level - 1, ktr.geom.levels))
+		return -EFAULT;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
