@@ -420,10 +420,15 @@ static const kretprobe_handler_t protect_entries[] = {
 	[KTR_PROTECT_CPA] = cpa_entry,
 };
 
-/* ktr_mirror_range() of [lo, last], inclusive: last may be ULONG_MAX */
+/* the end of [lo, last] for ktr_mirror_range(): last may be ULONG_MAX */
+static unsigned long span_end(unsigned long last)
+{
+	return last == ULONG_MAX ? last : last + 1;
+}
+
 static bool mirror_span(unsigned long lo, unsigned long last)
 {
-	return ktr_mirror_range(lo, last == ULONG_MAX ? last : last + 1);
+	return ktr_mirror_range(lo, span_end(last));
 }
 
 /*
@@ -455,8 +460,7 @@ void ktr_mirror_defer(bool on)
 		last = ULONG_MAX;
 	}
 	if (lo <= last && mirror_span(lo, last) && KTR_ARCH_FLUSH_ANYWHERE)
-		ktr_arch_flush_kernel_range(lo, last == ULONG_MAX ? last :
-							       last + 1);
+		ktr_arch_flush_kernel_range(lo, span_end(last));
 }
 
 static int mirror_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -645,7 +649,7 @@ void ktr_mirror_grow_span(unsigned long lo, unsigned long last)
 	ktr_mirror_set_span(lo, last);
 	if (lo > last)
 		return;
-	if (old_lo > old_last || last < old_lo || lo > old_last) {
+	if (old_lo > old_last) {
 		mirror_span(lo, last);
 		return;
 	}

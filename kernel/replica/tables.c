@@ -140,6 +140,7 @@ NOKPROBE_SYMBOL(ktr_owned_table);
 static int own_table(struct ktr_node *n, u64 *parent, int level,
 		     unsigned long va)
 {
+	u64 parent_entry = READ_ONCE(*parent);
 	unsigned long flags;
 	struct ktr_table *t;
 	struct page *page;
@@ -151,8 +152,8 @@ static int own_table(struct ktr_node *n, u64 *parent, int level,
 	 * outside its span) and has yet to bring in. The map fails; a copy
 	 * of what the entry's zero address maps would be the node's table.
 	 */
-	if (!ktr_pte_present(READ_ONCE(*parent)) ||
-	    ktr_pte_leaf(READ_ONCE(*parent), level - 1, ktr.geom.levels))
+	if (!ktr_pte_present(parent_entry) ||
+	    ktr_pte_leaf(parent_entry, level - 1, ktr.geom.levels))
 		return -EFAULT;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
